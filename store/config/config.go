@@ -1,0 +1,128 @@
+// Package config is MetaClaw's typed configuration: every key with its
+// default, its validation and its documentation, read from and written to the
+// settings table of the store, and imported from or exported to the
+// reference implementation's config.yaml layout. It imports only store; every
+// package above store may import it.
+//
+// The Config struct is the single source of truth: the struct tags give each
+// field its dotted key (as in the reference YAML), default, checks and doc,
+// and Fields derives the key table from them by reflection, once.
+package config
+
+// Config is the whole configuration. Field tags:
+//
+//	key      the YAML name; nested structs join names with dots
+//	default  the default value, as text
+//	enum     allowed values, separated by |
+//	check    url | hhmm | port | host | path
+//	min, max bounds for numbers
+//	secret   "true" for credentials: masked in output, never logged
+//	alias    older names accepted for the same key, separated by |
+//	doc      one line for `config show`, the web page and errors
+type Config struct {
+	Mode             string `key:"mode" default:"madmax" enum:"madmax|rl|skills_only" doc:"what runs: skills only, RL training as soon as a batch is full, or RL in training windows"`
+	ClawType         string `key:"claw_type" default:"openclaw" enum:"openclaw|copaw|ironclaw|picoclaw|zeroclaw|nanoclaw|nemoclaw|hermes|claude-code|none" doc:"the agent MetaClaw is connected to"`
+	MaxContextTokens int    `key:"max_context_tokens" default:"20000" min:"0" doc:"prompt token limit before the oldest turns are truncated; 0 turns truncation off"`
+	ContextWindow    int    `key:"context_window" default:"0" min:"0" doc:"context window announced to the agent; 0 = auto (200000 in skills_only, 32768 in rl/madmax)"`
+
+	LLM       LLM       `key:"llm"`
+	Proxy     Proxy     `key:"proxy"`
+	Web       Web       `key:"web"`
+	Skills    Skills    `key:"skills"`
+	Memory    Memory    `key:"memory"`
+	RL        RL        `key:"rl"`
+	OPD       OPD       `key:"opd"`
+	Scheduler Scheduler `key:"scheduler"`
+}
+
+// LLM is the upstream provider the agent's calls go to.
+type LLM struct {
+	Provider string `key:"provider" default:"kimi" enum:"kimi|qwen|openai|minimax|novita|openrouter|volcengine|anthropic|custom" doc:"provider preset"`
+	ModelID  string `key:"model_id" default:"kimi-k2.5" doc:"upstream model id"`
+	APIBase  string `key:"api_base" default:"https://api.moonshot.cn/v1" check:"url" doc:"upstream base URL, usually ending in /v1"`
+	APIKey   string `key:"api_key" secret:"true" doc:"upstream API key"`
+}
+
+// Proxy is the local endpoint agents talk to.
+type Proxy struct {
+	Host               string `key:"host" default:"127.0.0.1" check:"host" doc:"address the proxy listens on"`
+	Port               int    `key:"port" default:"30000" check:"port" doc:"port the proxy listens on"`
+	APIKey             string `key:"api_key" secret:"true" doc:"optional bearer token clients must send to the proxy"`
+	MaxBodyBytes       int    `key:"max_body_bytes" default:"33554432" min:"1024" doc:"largest request body accepted, in bytes"`
+	ForwardClientAuth  bool   `key:"forward_client_auth" default:"false" doc:"send the caller's own Authorization / x-api-key upstream instead of llm.api_key"`
+	SessionIdleMinutes int    `key:"session_idle_minutes" default:"30" min:"1" doc:"a session ends after this many minutes without a turn"`
+}
+
+// Web is the local web page.
+type Web struct {
+	Host string `key:"host" default:"127.0.0.1" check:"host" doc:"address the web page listens on"`
+	Port int    `key:"port" default:"30001" check:"port" doc:"port of the web page"`
+}
+
+// Skills configures the skill library, retrieval and evolution.
+type Skills struct {
+	Enabled          bool   `key:"enabled" default:"true" doc:"inject skills into main turns"`
+	Dir              string `key:"dir" default:"" check:"path" doc:"skill library directory for import/export; empty = <data dir>/skills"`
+	RetrievalMode    string `key:"retrieval_mode" default:"keyword" enum:"keyword|template|embedding|hybrid" doc:"keyword (BM25), embedding, hybrid; template = keyword"`
+	TopK             int    `key:"top_k" default:"6" min:"0" max:"100" doc:"most skills injected per turn"`
+	TaskSpecificTopK int    `key:"task_specific_top_k" default:"10" min:"0" max:"100" doc:"most task-specific skills considered per turn"`
+	MaxTokens        int    `key:"max_tokens" default:"1500" min:"0" doc:"token budget for injected skills"`
+	AutoEvolve       bool   `key:"auto_evolve" default:"true" doc:"evolve skills after each session"`
+}
+
+// Memory configures long-term memory.
+type Memory struct {
+	Enabled           bool   `key:"enabled" default:"true" doc:"inject memories into main turns"`
+	Scope             string `key:"scope" default:"default" doc:"scope used when a request names none"`
+	AutoExtract       bool   `key:"auto_extract" default:"true" doc:"extract memories at session end"`
+	FlushEvery        int    `key:"flush_every" default:"10" min:"1" doc:"also extract every this many main turns"`
+	MaxInjectedUnits  int    `key:"max_injected_units" default:"6" min:"0" max:"100" doc:"most memories injected per turn"`
+	MaxInjectedTokens int    `key:"max_injected_tokens" default:"800" min:"0" doc:"token budget for injected memories"`
+	RetrievalMode     string `key:"retrieval_mode" default:"keyword" enum:"keyword|embedding|hybrid" doc:"keyword (BM25), embedding or hybrid"`
+}
+
+// RL configures the training backend, the judge and the evolver.
+type RL struct {
+	Enabled        bool    `key:"enabled" default:"false" doc:"enable RL training (implied by mode rl and madmax)"`
+	Backend        string  `key:"backend" default:"auto" enum:"auto|tinker|mint|weaver" doc:"Tinker-compatible training service"`
+	Model          string  `key:"model" default:"Qwen/Qwen3-8B" doc:"base model trained with LoRA"`
+	APIKey         string  `key:"api_key" secret:"true" alias:"tinker_api_key" doc:"training service API key"`
+	BaseURL        string  `key:"base_url" check:"url" alias:"tinker_base_url" doc:"training service base URL; empty = the backend's default"`
+	PRMURL         string  `key:"prm_url" default:"https://api.openai.com/v1" check:"url" doc:"judge (PRM) base URL"`
+	PRMModel       string  `key:"prm_model" default:"gpt-5.2" doc:"judge model"`
+	PRMAPIKey      string  `key:"prm_api_key" secret:"true" doc:"judge API key"`
+	LoRARank       int     `key:"lora_rank" default:"32" min:"1" max:"1024" doc:"LoRA rank"`
+	BatchSize      int     `key:"batch_size" default:"4" min:"1" doc:"samples per training step"`
+	ResumeFromCkpt string  `key:"resume_from_ckpt" doc:"checkpoint path to resume training from"`
+	EvolverAPIBase string  `key:"evolver_api_base" check:"url" doc:"skill evolver base URL; empty = llm.api_base"`
+	EvolverAPIKey  string  `key:"evolver_api_key" secret:"true" doc:"skill evolver API key; empty = llm.api_key"`
+	EvolverModel   string  `key:"evolver_model" default:"gpt-5.2" doc:"skill evolver model"`
+	LearningRate   float64 `key:"learning_rate" default:"0.0001" min:"0" doc:"Adam learning rate"`
+}
+
+// OPD configures on-policy distillation from a teacher model.
+type OPD struct {
+	Enabled       bool    `key:"enabled" default:"false" doc:"enable on-policy distillation"`
+	TeacherURL    string  `key:"teacher_url" check:"url" doc:"teacher base URL (OpenAI-compatible /v1/completions)"`
+	TeacherModel  string  `key:"teacher_model" doc:"teacher model name"`
+	TeacherAPIKey string  `key:"teacher_api_key" secret:"true" doc:"teacher API key"`
+	KLPenaltyCoef float64 `key:"kl_penalty_coef" default:"1.0" min:"0" doc:"KL penalty coefficient"`
+}
+
+// Scheduler configures madmax training windows.
+type Scheduler struct {
+	Enabled              bool     `key:"enabled" default:"false" doc:"use training windows (always on in madmax)"`
+	SleepStart           string   `key:"sleep_start" default:"23:00" check:"hhmm" doc:"sleep hours start, local HH:MM"`
+	SleepEnd             string   `key:"sleep_end" default:"07:00" check:"hhmm" doc:"sleep hours end, local HH:MM"`
+	IdleThresholdMinutes int      `key:"idle_threshold_minutes" default:"30" min:"1" doc:"keyboard idle minutes that open a window"`
+	MinWindowMinutes     int      `key:"min_window_minutes" default:"15" min:"1" doc:"shortest window worth training in"`
+	ScreenPollSeconds    int      `key:"screen_poll_seconds" default:"60" min:"5" doc:"screen-activity fallback interval"`
+	Calendar             Calendar `key:"calendar"`
+}
+
+// Calendar configures the Google Calendar signal.
+type Calendar struct {
+	Enabled         bool   `key:"enabled" default:"false" doc:"open windows during calendar meetings"`
+	CredentialsPath string `key:"credentials_path" check:"path" doc:"OAuth client secrets JSON"`
+	TokenPath       string `key:"token_path" check:"path" doc:"where the OAuth token is kept (mode 0600)"`
+}

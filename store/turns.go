@@ -1,0 +1,239 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Turn types.
+const (
+	TurnMain = "main"
+	TurnSide = "side"
+)
+
+// Session groups the turns of one conversation of one client.
+type Session struct {
+	ID         string
+	Client     string
+	Scope      string
+	StartedAt  time.Time
+	LastTurnAt time.Time
+	EndedAt    time.Time // zero while the session is open
+	EndReason  string
+	TurnCount  int
+}
+
+// Turn is one request/response exchange that went through the proxy.
+type Turn struct {
+	ID               int64
+	SessionID        string
+	TurnNum          int // assigned by RecordTurns when zero
+	Type             string
+	API              string // "openai" or "anthropic"
+	Model            string
+	Stream           bool
+	Request          []byte // the request body as sent upstream
+	ResponseText     string
+	Reasoning        string
+	ToolCalls        string // JSON array, empty when none
+	FinishReason     string
+	PromptTokens     int
+	CompletionTokens int
+	LatencyMS        float64
+	TTFBMS           float64
+	Status           int
+	Error            string
+	Injected         string // JSON: ids of injected skills and memories
+	CreatedAt        time.Time
+	// Client and Scope describe the session when the turn opens a new one.
+	Client, Scope string
+}
+
+// ErrNotFound is returned when a requested row does not exist.
+var ErrNotFound = errors.New("not found")
+
+// RecordTurns stores turns in one transaction, creating or touching their
+// sessions and numbering each turn within its session when TurnNum is 0.
+// IDs and turn numbers are written back into the given turns.
+func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record turns: %w", err)
+	}
+	defer tx.Rollback()
+	for _, t := range turns {
+		if err := recordTurn(ctx, tx, t); err != nil {
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record turns: %w", err)
+	}
+	return nil
+}
+
+func recordTurn(ctx context.Context, tx *sql.Tx, t *Turn) error {
+	if t.CreatedAt.IsZero() {
+		t.CreatedAt = time.Now()
+	}
+	if t.Type == "" {
+		t.Type = TurnMain
+	}
+	at := t.CreatedAt.UnixMilli()
+	scope := t.Scope
+	if scope == "" {
+		scope = "default"
+	}
+	var count int
+	err := tx.QueryRowContext(ctx, `INSERT INTO sessions(id, client, scope, started_at, last_turn_at, turn_count)
+		VALUES(?, ?, ?, ?, ?, 1)
+		ON CONFLICT(id) DO UPDATE SET last_turn_at = max(last_turn_at, excluded.last_turn_at),
+			turn_count = turn_count + 1, ended_at = NULL, end_reason = ''
+		RETURNING turn_count`, t.SessionID, t.Client, scope, at, at).Scan(&count)
+	if err != nil {
+		return fmt.Errorf("record session %s: %w", t.SessionID, err)
+	}
+	if t.TurnNum == 0 {
+		t.TurnNum = count
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO turns(session_id, turn_num, turn_type, api, model, stream, request,
+		response_text, reasoning, tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms,
+		status, error, injected, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		t.SessionID, t.TurnNum, t.Type, t.API, t.Model, t.Stream, t.Request, t.ResponseText, t.Reasoning,
+		t.ToolCalls, t.FinishReason, t.PromptTokens, t.CompletionTokens, t.LatencyMS, t.TTFBMS, t.Status,
+		t.Error, t.Injected, at)
+	if err != nil {
+		return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
+	}
+	t.ID, _ = res.LastInsertId()
+	return nil
+}
+
+// EndSession marks a session as ended; ending an ended or unknown session is
+// not an error and changes nothing.
+func (db *DB) EndSession(ctx context.Context, id, reason string, at time.Time) (bool, error) {
+	res, err := db.sql.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, end_reason = ?
+		WHERE id = ? AND ended_at IS NULL`, at.UnixMilli(), reason, id)
+	if err != nil {
+		return false, fmt.Errorf("end session %s: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// IdleSessions returns the open sessions whose last turn is older than before.
+func (db *DB) IdleSessions(ctx context.Context, before time.Time) ([]string, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id FROM sessions
+		WHERE ended_at IS NULL AND last_turn_at < ? ORDER BY last_turn_at`, before.UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("idle sessions: %w", err)
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("idle sessions: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+const sessionCols = `id, client, scope, started_at, last_turn_at, coalesce(ended_at, 0), end_reason, turn_count`
+
+func scanSession(sc interface{ Scan(...any) error }) (Session, error) {
+	var s Session
+	var started, last, ended int64
+	err := sc.Scan(&s.ID, &s.Client, &s.Scope, &started, &last, &ended, &s.EndReason, &s.TurnCount)
+	s.StartedAt, s.LastTurnAt, s.EndedAt = fromMillis(started), fromMillis(last), fromMillis(ended)
+	return s, err
+}
+
+// Session returns one session by id.
+func (db *DB) Session(ctx context.Context, id string) (Session, error) {
+	s, err := scanSession(db.sql.QueryRowContext(ctx, "SELECT "+sessionCols+" FROM sessions WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("session %s: %w", id, ErrNotFound)
+	}
+	return s, err
+}
+
+// RecentSessions returns up to limit sessions, most recently active first.
+func (db *DB) RecentSessions(ctx context.Context, limit int) ([]Session, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT "+sessionCols+" FROM sessions ORDER BY last_turn_at DESC LIMIT ?", limit)
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list sessions: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+const turnCols = `id, session_id, turn_num, turn_type, api, model, stream, request, response_text, reasoning,
+	tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms, status, error, injected, created_at`
+
+func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
+	var t Turn
+	var created int64
+	err := sc.Scan(&t.ID, &t.SessionID, &t.TurnNum, &t.Type, &t.API, &t.Model, &t.Stream, &t.Request,
+		&t.ResponseText, &t.Reasoning, &t.ToolCalls, &t.FinishReason, &t.PromptTokens, &t.CompletionTokens,
+		&t.LatencyMS, &t.TTFBMS, &t.Status, &t.Error, &t.Injected, &created)
+	t.CreatedAt = fromMillis(created)
+	return t, err
+}
+
+// SessionTurns returns a session's turns in order.
+func (db *DB) SessionTurns(ctx context.Context, sessionID string) ([]Turn, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT "+turnCols+" FROM turns WHERE session_id = ? ORDER BY turn_num", sessionID)
+	if err != nil {
+		return nil, fmt.Errorf("list turns: %w", err)
+	}
+	defer rows.Close()
+	var out []Turn
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list turns: %w", err)
+		}
+		out = append(out, t)
+	}
+	return out, rows.Err()
+}
+
+// TurnByID returns one turn.
+func (db *DB) TurnByID(ctx context.Context, id int64) (Turn, error) {
+	t, err := scanTurn(db.sql.QueryRowContext(ctx, "SELECT "+turnCols+" FROM turns WHERE id = ?", id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, fmt.Errorf("turn %d: %w", id, ErrNotFound)
+	}
+	return t, err
+}
+
+// Counts summarises the database for status displays.
+type Counts struct {
+	Sessions, OpenSessions, Turns, TurnsSince int
+}
+
+// CountTurns returns totals, with TurnsSince counting turns at or after since.
+func (db *DB) CountTurns(ctx context.Context, since time.Time) (Counts, error) {
+	var c Counts
+	err := db.sql.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM sessions), (SELECT count(*) FROM sessions WHERE ended_at IS NULL),
+		(SELECT count(*) FROM turns), (SELECT count(*) FROM turns WHERE created_at >= ?)`,
+		since.UnixMilli()).Scan(&c.Sessions, &c.OpenSessions, &c.Turns, &c.TurnsSince)
+	if err != nil {
+		return c, fmt.Errorf("count turns: %w", err)
+	}
+	return c, nil
+}
