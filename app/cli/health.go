@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// health is the part of the proxy's /healthz answer the CLI reads.
+type health struct {
+	Status        string `json:"status"`
+	Service       string `json:"service"`
+	PID           int    `json:"pid"`
+	Version       string `json:"version"`
+	Mode          string `json:"mode"`
+	Home          string `json:"home"`
+	UptimeSeconds int    `json:"uptime_seconds"`
+}
+
+func fetchHealth(proxyURL string, timeout time.Duration) (health, error) {
+	var h health
+	if proxyURL == "" {
+		return h, fmt.Errorf("no proxy address")
+	}
+	client := &http.Client{Timeout: timeout}
+	resp, err := client.Get(proxyURL + "/healthz")
+	if err != nil {
+		return h, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return h, fmt.Errorf("healthz: status %d", resp.StatusCode)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+		return h, fmt.Errorf("healthz: %w", err)
+	}
+	if h.Service != "metaclaw" {
+		return h, fmt.Errorf("healthz: not MetaClaw")
+	}
+	return h, nil
+}
+
+func splitLines(s string) []string {
+	return strings.Split(strings.TrimRight(s, "\n"), "\n")
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/instance"
+)
+
+// Instance states reported by status.
+const (
+	stateRunning    = "running"
+	stateNotRunning = "not running"
+	stateStale      = "stale"
+)
+
+type statusReport struct {
+	State         string `json:"state"`
+	PID           int    `json:"pid,omitempty"`
+	Mode          string `json:"mode,omitempty"`
+	Version       string `json:"version,omitempty"`
+	ProxyURL      string `json:"proxy_url,omitempty"`
+	WebURL        string `json:"web_url,omitempty"`
+	UptimeSeconds int    `json:"uptime_seconds,omitempty"`
+	Responding    bool   `json:"responding"`
+	DataDir       string `json:"data_dir"`
+	Detail        string `json:"detail,omitempty"`
+}
+
+func inspect(dir string) statusReport {
+	r := statusReport{State: stateNotRunning, DataDir: dir}
+	info, infoErr := instance.ReadInfo(dir)
+	if !instance.Held(dir) {
+		if infoErr == nil {
+			r.State, r.PID = stateStale, info.PID
+			r.Detail = fmt.Sprintf("a pid file names pid %d, but no MetaClaw holds the data directory", info.PID)
+		}
+		return r
+	}
+	r.State = stateRunning
+	if infoErr != nil {
+		r.Detail = "starting (no pid file yet)"
+		return r
+	}
+	r.PID, r.Mode, r.Version, r.ProxyURL, r.WebURL = info.PID, info.Mode, info.Version, info.ProxyURL, info.WebURL
+	r.UptimeSeconds = int(time.Since(info.StartedAt).Seconds())
+	if h, err := fetchHealth(info.ProxyURL, 2*time.Second); err == nil && h.PID == info.PID {
+		r.Responding, r.Mode, r.UptimeSeconds = true, h.Mode, h.UptimeSeconds
+	} else {
+		r.Detail = "the proxy is not answering"
+	}
+	return r
+}
+
+func runStatus(env *Env, args []string) error {
+	fs := newFlags(env, "status", "[--json]")
+	asJSON := fs.Bool("json", false, "print JSON")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := home()
+	if err != nil {
+		return err
+	}
+	r := inspect(dir)
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	} else {
+		printStatus(env, r)
+	}
+	if r.State != stateRunning {
+		return &exitError{code: 3}
+	}
+	return nil
+}
+
+func printStatus(env *Env, r statusReport) {
+	w := env.Stdout
+	switch r.State {
+	case stateRunning:
+		fmt.Fprintf(w, "MetaClaw is running (pid %d)\n", r.PID)
+		fmt.Fprintf(w, "  mode:     %s\n", r.Mode)
+		fmt.Fprintf(w, "  proxy:    %s/v1\n", r.ProxyURL)
+		if r.WebURL != "" {
+			fmt.Fprintf(w, "  web:      %s\n", r.WebURL)
+		}
+		fmt.Fprintf(w, "  uptime:   %s\n", (time.Duration(r.UptimeSeconds) * time.Second).String())
+		fmt.Fprintf(w, "  version:  %s\n", r.Version)
+	case stateStale:
+		fmt.Fprintf(w, "MetaClaw is not running (stale pid file for pid %d; `metaclaw stop` removes it)\n", r.PID)
+	default:
+		fmt.Fprintln(w, "MetaClaw is not running")
+	}
+	fmt.Fprintf(w, "  data dir: %s\n", r.DataDir)
+	if r.Detail != "" && r.State == stateRunning {
+		fmt.Fprintf(w, "  note:     %s\n", r.Detail)
+	}
+}
+
+func runStop(env *Env, args []string) error {
+	fs := newFlags(env, "stop", "[--timeout D]")
+	timeout := fs.Duration("timeout", 20*time.Second, "how long to wait for a graceful stop before forcing it")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	dir, err := home()
+	if err != nil {
+		return err
+	}
+	r := inspect(dir)
+	switch r.State {
+	case stateNotRunning:
+		fmt.Fprintln(env.Stdout, "MetaClaw is not running")
+		return nil
+	case stateStale:
+		if _, err := instance.RemoveStale(dir); err != nil {
+			return fmt.Errorf("remove stale pid file: %w", err)
+		}
+		fmt.Fprintf(env.Stdout, "MetaClaw was not running; removed a stale pid file (pid %d)\n", r.PID)
+		return nil
+	}
+	if r.PID == 0 {
+		return &exitError{code: 1, msg: "MetaClaw is starting; try again in a moment"}
+	}
+	if !r.Responding && !looksLikeMetaClaw(r.PID) {
+		return &exitError{code: 1, msg: fmt.Sprintf("pid %d does not answer as MetaClaw; not stopping it", r.PID)}
+	}
+	return stopPID(env, dir, r.PID, *timeout)
+}
+
+func looksLikeMetaClaw(pid int) bool {
+	cmd := instance.Cmdline(pid)
+	return strings.Contains(cmd, "metaclaw")
+}
+
+func stopPID(env *Env, dir string, pid int, timeout time.Duration) error {
+	if err := instance.Terminate(pid); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		return fmt.Errorf("stop pid %d: %w", pid, err)
+	}
+	if waitGone(dir, pid, timeout) {
+		fmt.Fprintf(env.Stdout, "MetaClaw stopped (pid %d)\n", pid)
+		return nil
+	}
+	fmt.Fprintf(env.Stderr, "MetaClaw did not stop within %s; forcing it\n", timeout)
+	if err := instance.Kill(pid); err != nil && instance.Alive(pid) {
+		return fmt.Errorf("kill pid %d: %w", pid, err)
+	}
+	if !waitGone(dir, pid, 5*time.Second) {
+		return &exitError{code: 1, msg: fmt.Sprintf("pid %d is still running", pid)}
+	}
+	_, _ = instance.RemoveStale(dir)
+	fmt.Fprintf(env.Stdout, "MetaClaw stopped (pid %d, forced)\n", pid)
+	return nil
+}
+
+// waitGone waits until the process has exited and released the data
+// directory.
+func waitGone(dir string, pid int, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if !instance.Held(dir) && !instance.Alive(pid) {
+			return true
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	return false
+}

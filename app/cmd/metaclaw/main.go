@@ -1,0 +1,15 @@
+// Command metaclaw runs MetaClaw: see `metaclaw help`.
+package main
+
+import (
+	"os"
+
+	"github.com/metaclaw/metaclaw/app/cli"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(cli.Main(os.Args[1:], &cli.Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Version: version}))
+}

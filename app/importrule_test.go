@@ -1,0 +1,100 @@
+package app
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/metaclaw/metaclaw"
+
+// layerOf names the layer of a project package, per DESIGN.md:
+// store, assets ← idle, proxy/* ← proxy, learner, web ← app ← app/cmd.
+func layerOf(pkg string) string {
+	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
+	switch {
+	case rel == "store" || strings.HasPrefix(rel, "store/"):
+		return "store"
+	case rel == "assets" || strings.HasPrefix(rel, "assets/"):
+		return "assets"
+	case rel == "idle" || strings.HasPrefix(rel, "idle/"):
+		return "idle"
+	case strings.HasPrefix(rel, "proxy/"):
+		return "proxy/*"
+	case rel == "proxy":
+		return "proxy"
+	case rel == "app/learner" || strings.HasPrefix(rel, "app/learner/"):
+		return "learner"
+	case rel == "web" || strings.HasPrefix(rel, "web/"):
+		return "web"
+	case strings.HasPrefix(rel, "app/cmd/"):
+		return "cmd"
+	}
+	return "app" // app and the rest of app/... (cli, tray, instance)
+}
+
+// allowed lists, for each layer, the layers it may depend on (itself
+// included where packages of a layer use each other).
+var allowed = map[string][]string{
+	"store":   {"store"},
+	"assets":  {"assets"},
+	"idle":    {"idle", "store", "assets"},
+	"proxy/*": {"proxy/*", "store", "assets"},
+	"proxy":   {"proxy/*", "store", "assets", "idle"},
+	"learner": {"learner", "proxy/*", "store", "assets", "idle"},
+	"web":     {"web", "proxy/*", "store", "assets", "idle"},
+	"app":     {"app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
+	"cmd":     {"app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
+}
+
+func TestImportRule(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		parts := strings.Split(line, "|")
+		pkg, imports, deps := parts[0], strings.Fields(parts[1]), strings.Fields(parts[2])
+		seen++
+		layer := layerOf(pkg)
+		if contains(imports, "fyne.io/systray") && pkg != module+"/app/tray" {
+			t.Errorf("%s imports fyne.io/systray; only app/tray may", pkg)
+		}
+		for _, d := range deps {
+			if !strings.HasPrefix(d, module) {
+				continue
+			}
+			if !contains(allowed[layer], layerOf(d)) {
+				t.Errorf("%s (%s) depends on %s (%s)", pkg, layer, d, layerOf(d))
+			}
+			if layer != "app" && layer != "cmd" && (d == module+"/app" || strings.HasPrefix(d, module+"/app/tray") || strings.HasPrefix(d, module+"/app/cli")) {
+				t.Errorf("%s imports %s: nothing below app may", pkg, d)
+			}
+		}
+	}
+	if seen < 5 {
+		t.Fatalf("go list saw only %d packages", seen)
+	}
+}
+
+func TestLayerOf(t *testing.T) {
+	for pkg, want := range map[string]string{
+		module + "/store": "store", module + "/store/config": "store", module + "/proxy": "proxy",
+		module + "/proxy/openai": "proxy/*", module + "/app/learner/tinker": "learner", module + "/app/tray": "app",
+		module + "/app/cmd/metaclaw": "cmd", module + "/web": "web", module + "/idle": "idle",
+	} {
+		if got := layerOf(pkg); got != want {
+			t.Errorf("layerOf(%s) = %s, want %s", pkg, got, want)
+		}
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,31 @@
+package app
+
+import (
+	"context"
+	"time"
+)
+
+// Status is a snapshot of the app for the tray, the CLI and the web page.
+type Status struct {
+	Mode           string // effective mode
+	ConfiguredMode string
+	ProxyURL       string
+	TurnsToday     int
+	Problems       []string
+	StartedAt      time.Time
+}
+
+// Status returns the current state.
+func (a *App) Status() Status {
+	cfg := a.Config()
+	eff := cfg.Resolve()
+	st := Status{Mode: eff.Mode, ConfiguredMode: cfg.Mode, ProxyURL: a.ProxyURL(), Problems: eff.Problems, StartedAt: a.started}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	now := time.Now()
+	midnight := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	if c, err := a.db.CountTurns(ctx, midnight); err == nil {
+		st.TurnsToday = c.TurnsSince
+	}
+	return st
+}
