@@ -298,3 +298,26 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestNoArgumentsStartsWithoutTrayHost runs `metaclaw` with no arguments, as
+// a double-click does, on a machine with no session bus: it says once that
+// it runs without a tray icon, and serves.
+func TestNoArgumentsStartsWithoutTrayHost(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	in.setup()
+	cmd := execCommand(in)
+	var out syncBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	waitFor(t, func() bool { return healthy("http://127.0.0.1:" + strconv.Itoa(in.port)) })
+	waitFor(t, func() bool { return strings.Contains(out.String(), "running without a tray icon") })
+	cmd.Process.Signal(syscall.SIGTERM)
+	cmd.Wait()
+	if n := strings.Count(out.String(), "running without a tray icon"); n != 1 {
+		t.Errorf("said %d times that there is no tray:\n%s", n, out.String())
+	}
+}
