@@ -1,0 +1,190 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Model returns the "model" member.
+func (r *MessagesRequest) Model() string {
+	var s string
+	r.decode("model", &s)
+	return s
+}
+
+// SetModel sets the "model" member.
+func (r *MessagesRequest) SetModel(model string) {
+	b, _ := marshalJSON(model) // strings cannot fail
+	r.obj.set("model", b)
+}
+
+// Stream reports whether a streamed response is requested.
+func (r *MessagesRequest) Stream() bool {
+	var b bool
+	r.decode("stream", &b)
+	return b
+}
+
+// MaxTokens returns "max_tokens" and whether it is set.
+func (r *MessagesRequest) MaxTokens() (int, bool) {
+	var n int
+	ok := r.decode("max_tokens", &n)
+	return n, ok
+}
+
+// Temperature returns "temperature" and whether it is set.
+func (r *MessagesRequest) Temperature() (float64, bool) {
+	var f float64
+	ok := r.decode("temperature", &f)
+	return f, ok
+}
+
+// TopP returns "top_p" and whether it is set.
+func (r *MessagesRequest) TopP() (float64, bool) {
+	var f float64
+	ok := r.decode("top_p", &f)
+	return f, ok
+}
+
+// TopK returns "top_k" and whether it is set.
+func (r *MessagesRequest) TopK() (int, bool) {
+	var n int
+	ok := r.decode("top_k", &n)
+	return n, ok
+}
+
+// StopSequences returns "stop_sequences".
+func (r *MessagesRequest) StopSequences() []string {
+	var s []string
+	r.decode("stop_sequences", &s)
+	return s
+}
+
+// Metadata is the "metadata" member.
+type Metadata struct {
+	UserID string `json:"user_id,omitempty"`
+}
+
+// Metadata returns the "metadata" member (zero when absent or malformed).
+func (r *MessagesRequest) Metadata() Metadata {
+	var m Metadata
+	r.decode("metadata", &m)
+	return m
+}
+
+// Thinking is the extended-thinking configuration.
+type Thinking struct {
+	Type         string `json:"type"` // "enabled", "disabled", "adaptive"
+	BudgetTokens int    `json:"budget_tokens,omitempty"`
+}
+
+// Thinking returns the "thinking" member and whether it is set.
+func (r *MessagesRequest) Thinking() (Thinking, bool) {
+	var t Thinking
+	ok := r.decode("thinking", &t)
+	return t, ok
+}
+
+// System decodes the "system" member (a string or text blocks).
+func (r *MessagesRequest) System() (Content, error) {
+	var c Content
+	raw := r.obj.get("system")
+	if isNull(raw) {
+		return c, nil
+	}
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return Content{}, invalid(CodeInvalidType, "system: %v", err)
+	}
+	return c, nil
+}
+
+// Messages decodes the "messages" member; a malformed message is reported
+// as a *RequestError with code invalid_messages.
+func (r *MessagesRequest) Messages() ([]Message, error) {
+	var msgs []Message
+	raw := r.obj.get("messages")
+	if isNull(raw) {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		return nil, invalid(CodeInvalidMessages, "messages: %v", err)
+	}
+	return msgs, nil
+}
+
+// SetMessages replaces the "messages" member.
+func (r *MessagesRequest) SetMessages(msgs []Message) error {
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return r.SetFieldValue("messages", msgs)
+}
+
+// InjectSystem adds text to the system prompt: a string system gets
+// "\n\n"+text appended (just text when empty); a block system gets a new
+// text block, without cache_control, after the existing blocks (which stay
+// byte for byte, so cached prefixes are unaffected); an absent system
+// becomes the string text.
+func (r *MessagesRequest) InjectSystem(text string) error {
+	raw := r.obj.get("system")
+	switch firstByte(raw) {
+	case '[':
+		var blocks []json.RawMessage
+		if err := json.Unmarshal(raw, &blocks); err != nil {
+			return fmt.Errorf("inject system: %w", err)
+		}
+		b, err := marshalJSON(Block{Type: "text", Text: text})
+		if err != nil {
+			return fmt.Errorf("inject system: %w", err)
+		}
+		r.obj.set("system", rawArray(append(blocks, b)))
+		return nil
+	case '"':
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return fmt.Errorf("inject system: %w", err)
+		}
+		if s != "" {
+			text = s + "\n\n" + text
+		}
+	}
+	return r.SetFieldValue("system", text)
+}
+
+// Tool is a tool definition. Server tools (with a versioned Type such as
+// "web_search_20250305") have no InputSchema.
+type Tool struct {
+	Type         string          `json:"type,omitempty"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema,omitempty"`
+	CacheControl json.RawMessage `json:"cache_control,omitempty"`
+}
+
+// Tools decodes the "tools" member.
+func (r *MessagesRequest) Tools() ([]Tool, error) {
+	var tools []Tool
+	raw := r.obj.get("tools")
+	if isNull(raw) {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, invalid(CodeInvalidType, "tools: %v", err)
+	}
+	return tools, nil
+}
+
+// ToolChoice is the "tool_choice" member.
+type ToolChoice struct {
+	Type                   string `json:"type"` // auto, any, tool, none
+	Name                   string `json:"name,omitempty"`
+	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
+}
+
+// ToolChoice decodes the "tool_choice" member; ok is false when absent or
+// malformed.
+func (r *MessagesRequest) ToolChoice() (ToolChoice, bool) {
+	var tc ToolChoice
+	ok := r.decode("tool_choice", &tc)
+	return tc, ok
+}

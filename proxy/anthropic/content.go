@@ -1,0 +1,232 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strings"
+)
+
+// Message is one entry of a Messages request's "messages" array. Unknown
+// members are kept in Extra.
+type Message struct {
+	Role    string
+	Content Content
+	Extra   map[string]json.RawMessage
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	known, extra, err := splitKnown(data, "role", "content")
+	if err != nil {
+		return err
+	}
+	out := Message{Extra: extra}
+	if err := decodeInto(known, "role", &out.Role); err != nil {
+		return err
+	}
+	if err := decodeInto(known, "content", &out.Content); err != nil {
+		return err
+	}
+	*m = out
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (m Message) MarshalJSON() ([]byte, error) {
+	w := newObjWriter()
+	w.value("role", m.Role)
+	if m.Content.Kind != ContentAbsent {
+		w.value("content", m.Content)
+	}
+	w.extra(m.Extra)
+	return w.bytes()
+}
+
+// ContentKind tells which JSON shape a Content has.
+type ContentKind uint8
+
+// Content kinds. The zero value is ContentAbsent (absent or null).
+const (
+	ContentAbsent ContentKind = iota
+	ContentString
+	ContentBlocks
+)
+
+// Content is message content, a system prompt or a tool result's content:
+// a string or an array of blocks.
+type Content struct {
+	Kind   ContentKind
+	Text   string  // the content when Kind is ContentString
+	Blocks []Block // the content when Kind is ContentBlocks
+}
+
+// TextContent returns string content.
+func TextContent(s string) Content { return Content{Kind: ContentString, Text: s} }
+
+// BlocksContent returns block content.
+func BlocksContent(blocks ...Block) Content {
+	if blocks == nil {
+		blocks = []Block{}
+	}
+	return Content{Kind: ContentBlocks, Blocks: blocks}
+}
+
+// Join returns the text of the content: the string itself, or the text
+// of all text blocks joined with sep.
+func (c Content) Join(sep string) string {
+	if c.Kind != ContentBlocks {
+		return c.Text
+	}
+	var texts []string
+	for _, b := range c.Blocks {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, sep)
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *Content) UnmarshalJSON(data []byte) error {
+	data = bytes.TrimSpace(data)
+	switch {
+	case isNull(data):
+		*c = Content{}
+	case data[0] == '"':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		*c = TextContent(s)
+	case data[0] == '[':
+		var blocks []Block
+		if err := json.Unmarshal(data, &blocks); err != nil {
+			return err
+		}
+		*c = BlocksContent(blocks...)
+	default:
+		return errors.New("content must be a string or an array of blocks")
+	}
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler. Absent content marshals as null.
+func (c Content) MarshalJSON() ([]byte, error) {
+	switch c.Kind {
+	case ContentString:
+		return marshalJSON(c.Text)
+	case ContentBlocks:
+		if c.Blocks == nil {
+			return []byte("[]"), nil
+		}
+		return marshalJSON(c.Blocks)
+	default:
+		return []byte("null"), nil
+	}
+}
+
+// Block is a content block. One struct covers all block types; which
+// fields apply depends on Type:
+//
+//   - "text": Text
+//   - "image": Source
+//   - "tool_use": ID, Name, Input
+//   - "tool_result": ToolUseID, Content (string or text/image blocks), IsError
+//   - "thinking": Thinking, Signature
+//   - "redacted_thinking": Data
+//
+// CacheControl and any other member (citations, other block types'
+// payloads) are kept raw.
+type Block struct {
+	Type         string
+	Text         string
+	Source       *ImageSource
+	ID           string
+	Name         string
+	Input        json.RawMessage
+	ToolUseID    string
+	Content      *Content
+	IsError      bool
+	Thinking     string
+	Signature    string
+	Data         string
+	CacheControl json.RawMessage
+	Extra        map[string]json.RawMessage
+}
+
+// ImageSource is the source of an image block: {type:"base64", media_type,
+// data} or {type:"url", url}.
+type ImageSource struct {
+	Type      string `json:"type"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      string `json:"data,omitempty"`
+	URL       string `json:"url,omitempty"`
+	FileID    string `json:"file_id,omitempty"`
+}
+
+var blockKeys = []string{"type", "text", "source", "id", "name", "input", "tool_use_id",
+	"content", "is_error", "thinking", "signature", "data", "cache_control"}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (b *Block) UnmarshalJSON(data []byte) error {
+	known, extra, err := splitKnown(data, blockKeys...)
+	if err != nil {
+		return err
+	}
+	out := Block{Extra: extra, Input: known["input"], CacheControl: known["cache_control"]}
+	for _, d := range []struct {
+		key string
+		dst any
+	}{
+		{"type", &out.Type}, {"text", &out.Text}, {"source", &out.Source}, {"id", &out.ID},
+		{"name", &out.Name}, {"tool_use_id", &out.ToolUseID}, {"content", &out.Content},
+		{"is_error", &out.IsError}, {"thinking", &out.Thinking}, {"signature", &out.Signature},
+		{"data", &out.Data},
+	} {
+		if err := decodeInto(known, d.key, d.dst); err != nil {
+			return err
+		}
+	}
+	*b = out
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler. Members required by the block's
+// type are always written (e.g. "text" for text blocks, "input" — {} when
+// unset — for tool_use blocks); others only when set.
+func (b Block) MarshalJSON() ([]byte, error) {
+	w := newObjWriter()
+	w.value("type", b.Type)
+	str := func(key, val string, required bool) {
+		if val != "" || required {
+			w.value(key, val)
+		}
+	}
+	str("text", b.Text, b.Type == "text")
+	if b.Source != nil {
+		w.value("source", b.Source)
+	}
+	str("id", b.ID, b.Type == "tool_use")
+	str("name", b.Name, b.Type == "tool_use")
+	if len(b.Input) > 0 {
+		w.raw("input", b.Input)
+	} else if b.Type == "tool_use" {
+		w.raw("input", json.RawMessage("{}"))
+	}
+	str("tool_use_id", b.ToolUseID, b.Type == "tool_result")
+	if b.Content != nil && b.Content.Kind != ContentAbsent {
+		w.value("content", b.Content)
+	}
+	if b.IsError {
+		w.value("is_error", true)
+	}
+	str("thinking", b.Thinking, b.Type == "thinking")
+	str("signature", b.Signature, b.Type == "thinking")
+	str("data", b.Data, b.Type == "redacted_thinking")
+	if len(b.CacheControl) > 0 {
+		w.raw("cache_control", b.CacheControl)
+	}
+	w.extra(b.Extra)
+	return w.bytes()
+}

@@ -1,0 +1,261 @@
+package openai
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Model returns the "model" member, or "" when absent.
+func (r *ChatRequest) Model() string {
+	var s string
+	r.decode("model", &s)
+	return s
+}
+
+// SetModel sets the "model" member.
+func (r *ChatRequest) SetModel(model string) {
+	b, _ := marshalJSON(model) // strings cannot fail
+	r.obj.set("model", b)
+}
+
+// Stream reports whether the request asks for a streamed response.
+func (r *ChatRequest) Stream() bool {
+	var b bool
+	r.decode("stream", &b)
+	return b
+}
+
+// IncludeUsage reports whether stream_options.include_usage is true.
+func (r *ChatRequest) IncludeUsage() bool {
+	var so struct {
+		IncludeUsage bool `json:"include_usage"`
+	}
+	r.decode("stream_options", &so)
+	return so.IncludeUsage
+}
+
+// SetIncludeUsage sets stream_options.include_usage, keeping any other
+// stream_options members. A stream_options that is not an object is
+// replaced. Only use it on streamed requests: OpenAI rejects
+// stream_options when "stream" is not true.
+func (r *ChatRequest) SetIncludeUsage(on bool) {
+	so, err := parseObject(r.obj.get("stream_options"))
+	if err != nil {
+		so = object{}
+	}
+	so.set("include_usage", json.RawMessage(fmt.Sprint(on)))
+	r.obj.set("stream_options", so.marshal())
+}
+
+// Messages decodes the "messages" member. A malformed message is reported
+// as a *RequestError with code invalid_messages.
+func (r *ChatRequest) Messages() ([]Message, error) {
+	var msgs []Message
+	raw := r.obj.get("messages")
+	if isNull(raw) {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &msgs); err != nil {
+		return nil, invalid(CodeInvalidMessages, "messages", "invalid 'messages': %v", err)
+	}
+	return msgs, nil
+}
+
+// SetMessages replaces the "messages" member.
+func (r *ChatRequest) SetMessages(msgs []Message) error {
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return r.SetFieldValue("messages", msgs)
+}
+
+// InjectSystem adds text to the system prompt. It appends to the first
+// message whose role is "system" or "developer": string content gets
+// "\n\n"+text (or just text when empty), array content gets a new text
+// part, null or absent content becomes text. Without such a message, a new
+// system message is inserted at index 0. Other messages are kept byte for
+// byte.
+func (r *ChatRequest) InjectSystem(text string) error {
+	var items []json.RawMessage
+	if raw := r.obj.get("messages"); !isNull(raw) {
+		if err := json.Unmarshal(raw, &items); err != nil {
+			return fmt.Errorf("inject system: %w", err)
+		}
+	}
+	idx, msg, err := findSystem(items)
+	if err != nil {
+		return fmt.Errorf("inject system: %w", err)
+	}
+	if idx < 0 {
+		items = append([]json.RawMessage{nil}, items...)
+		idx, msg = 0, Message{Role: "system"}
+	}
+	msg.Content = appendText(msg.Content, text)
+	b, err := marshalJSON(msg)
+	if err != nil {
+		return fmt.Errorf("inject system: %w", err)
+	}
+	items[idx] = b
+	r.obj.set("messages", rawArray(items))
+	return nil
+}
+
+// findSystem returns the index and decoded form of the first system or
+// developer message, or -1.
+func findSystem(items []json.RawMessage) (int, Message, error) {
+	for i, item := range items {
+		var head struct {
+			Role string `json:"role"`
+		}
+		if json.Unmarshal(item, &head) != nil || (head.Role != "system" && head.Role != "developer") {
+			continue
+		}
+		var m Message
+		if err := json.Unmarshal(item, &m); err != nil {
+			return -1, Message{}, err
+		}
+		return i, m, nil
+	}
+	return -1, Message{}, nil
+}
+
+// appendText appends text to content as described by InjectSystem.
+func appendText(c Content, text string) Content {
+	switch {
+	case c.Kind == ContentParts:
+		return PartsContent(append(c.Parts, TextPart(text))...)
+	case c.Kind == ContentString && c.Text != "":
+		return TextContent(c.Text + "\n\n" + text)
+	default:
+		return TextContent(text)
+	}
+}
+
+// Tool is a function tool offered to the model.
+type Tool struct {
+	Type     string             `json:"type"`
+	Function FunctionDefinition `json:"function"`
+}
+
+// FunctionDefinition describes a callable function.
+type FunctionDefinition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	Strict      *bool           `json:"strict,omitempty"`
+}
+
+// Tools decodes the "tools" member (nil when absent).
+func (r *ChatRequest) Tools() ([]Tool, error) {
+	var tools []Tool
+	raw := r.obj.get("tools")
+	if isNull(raw) {
+		return nil, nil
+	}
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, fmt.Errorf("decode tools: %w", err)
+	}
+	return tools, nil
+}
+
+// ToolChoice is the "tool_choice" member: a mode string ("auto", "none",
+// "required") or a specific function.
+type ToolChoice struct {
+	Mode     string // set for the string form
+	Function string // set for {"type":"function","function":{"name":...}}
+}
+
+type namedToolChoice struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name string `json:"name"`
+	} `json:"function"`
+}
+
+// MarshalJSON implements json.Marshaler.
+func (tc ToolChoice) MarshalJSON() ([]byte, error) {
+	if tc.Function == "" {
+		return marshalJSON(tc.Mode)
+	}
+	n := namedToolChoice{Type: "function"}
+	n.Function.Name = tc.Function
+	return marshalJSON(n)
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (tc *ToolChoice) UnmarshalJSON(data []byte) error {
+	if firstByte(data) == '"' {
+		*tc = ToolChoice{}
+		return json.Unmarshal(data, &tc.Mode)
+	}
+	var n namedToolChoice
+	if err := json.Unmarshal(data, &n); err != nil {
+		return err
+	}
+	if n.Function.Name == "" {
+		return errors.New("tool_choice object without function name")
+	}
+	*tc = ToolChoice{Function: n.Function.Name}
+	return nil
+}
+
+// ToolChoice decodes the "tool_choice" member; ok is false when absent or
+// not understood.
+func (r *ChatRequest) ToolChoice() (tc ToolChoice, ok bool) {
+	ok = r.decode("tool_choice", &tc)
+	return tc, ok
+}
+
+// MaxTokens returns "max_tokens" and whether it is set to a number.
+func (r *ChatRequest) MaxTokens() (int, bool) {
+	var n int
+	ok := r.decode("max_tokens", &n)
+	return n, ok
+}
+
+// MaxCompletionTokens returns "max_completion_tokens" and whether it is set.
+func (r *ChatRequest) MaxCompletionTokens() (int, bool) {
+	var n int
+	ok := r.decode("max_completion_tokens", &n)
+	return n, ok
+}
+
+// Temperature returns "temperature" and whether it is set.
+func (r *ChatRequest) Temperature() (float64, bool) {
+	var f float64
+	ok := r.decode("temperature", &f)
+	return f, ok
+}
+
+// TopP returns "top_p" and whether it is set.
+func (r *ChatRequest) TopP() (float64, bool) {
+	var f float64
+	ok := r.decode("top_p", &f)
+	return f, ok
+}
+
+// Stop returns the "stop" sequences; a single string becomes one element.
+func (r *ChatRequest) Stop() []string {
+	var one string
+	if r.decode("stop", &one) {
+		return []string{one}
+	}
+	var many []string
+	r.decode("stop", &many)
+	return many
+}
+
+// User returns the "user" member.
+func (r *ChatRequest) User() string {
+	var s string
+	r.decode("user", &s)
+	return s
+}
+
+// Metadata returns the "metadata" member (nil when absent or malformed).
+func (r *ChatRequest) Metadata() map[string]string {
+	var m map[string]string
+	r.decode("metadata", &m)
+	return m
+}
