@@ -1,9 +1,9 @@
 // Package proxy is MetaClaw's hot path: the Fiber server that agents call
 // instead of their LLM provider. It owns the routes, authentication, the
 // upstream client, the SSE relay, injection and turn capture. Wire formats
-// and translation live in proxy/openai and proxy/anthropic (pure, no
-// Fiber). It declares the small interfaces it needs (Recorder, Injector)
-// and imports store and store/config only; app wires it up.
+// and translation live in proxy/openai, proxy/anthropic and proxy/sse
+// (pure, no Fiber). It declares the small interfaces it needs (Recorder,
+// Injector) and imports store and store/config only; app wires it up.
 package proxy
 
 import (
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -24,14 +25,30 @@ type Options struct {
 	Logger *slog.Logger
 	// Health returns extra fields for GET /healthz (pid, mode, version...).
 	Health func() map[string]any
+	// Recorder stores turns; nil records nothing.
+	Recorder Recorder
+	// Injectors add skills and memories to main turns, in order.
+	Injectors []Injector
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+	// RecordQueue is the recorder's queue length (default 4096).
+	RecordQueue int
 }
 
 // Server is the proxy's HTTP server.
 type Server struct {
-	opts Options
-	log  *slog.Logger
-	app  *fiber.App
-	ln   net.Listener
+	opts      Options
+	cfg       config.Config
+	log       *slog.Logger
+	app       *fiber.App
+	ln        net.Listener
+	client    *client
+	primary   *upstream
+	fallback  *upstream // nil when none is configured
+	rec       *asyncRecorder
+	models    *modelCache
+	baseCtx   context.Context // cancelled when Serve returns: ends upstream calls
+	cancelAll context.CancelFunc
 }
 
 // New builds a server; Listen binds it and Serve runs it.
@@ -39,16 +56,44 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, log: opts.Logger}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.RecordQueue == 0 {
+		opts.RecordQueue = 4096
+	}
+	cfg := opts.Config
+	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, client: newClient(cfg.Proxy)}
+	s.baseCtx, s.cancelAll = context.WithCancel(context.Background())
+	s.primary = newUpstream("primary", cfg.LLM.Provider, cfg.LLM.APIBase, cfg.LLM.APIKey, cfg.LLM.ModelID)
+	if cfg.Proxy.FallbackAPIBase != "" {
+		s.fallback = newUpstream("fallback", cfg.Proxy.FallbackProvider, cfg.Proxy.FallbackAPIBase,
+			cfg.Proxy.FallbackAPIKey, firstNonEmpty(cfg.Proxy.FallbackModelID, cfg.LLM.ModelID))
+	}
+	if opts.Recorder != nil {
+		s.rec = newAsyncRecorder(opts.Recorder, s.log, opts.RecordQueue, opts.Now)
+	}
+	s.models = newModelCache(cfg.Proxy.ModelMapping, cfg.LLM.ModelID)
 	s.app = fiber.New(fiber.Config{
 		DisableStartupMessage: true,
-		BodyLimit:             opts.Config.Proxy.MaxBodyBytes,
+		BodyLimit:             cfg.Proxy.MaxBodyBytes,
 		ReadTimeout:           5 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
+		ErrorHandler:          errorHandler,
 		AppName:               "metaclaw",
 	})
-	s.app.Get("/healthz", s.healthz)
+	s.routes()
 	return s
+}
+
+func (s *Server) routes() {
+	s.app.Use(recover.New())
+	s.app.Get("/healthz", s.healthz)
+	v1 := s.app.Group("/v1", s.authenticate)
+	v1.Post("/chat/completions", s.handleChat)
+	v1.Post("/messages", s.handleMessages)
+	v1.Get("/models", s.handleModels)
+	v1.All("/*", s.handlePassthrough)
 }
 
 func (s *Server) healthz(c *fiber.Ctx) error {
@@ -58,7 +103,46 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 			body[k] = v
 		}
 	}
+	if s.rec != nil {
+		body["recorder"] = s.rec.stats()
+	}
 	return c.JSON(body)
+}
+
+// authenticate checks proxy.api_key, when one is set, in constant time.
+// With forward_client_auth the caller's Authorization / x-api-key belong
+// to the upstream, so the proxy key is then read from X-MetaClaw-Key.
+func (s *Server) authenticate(c *fiber.Ctx) error {
+	want := s.cfg.Proxy.APIKey
+	if want == "" {
+		return c.Next()
+	}
+	presented := c.Get("X-MetaClaw-Key")
+	if presented == "" && !s.cfg.Proxy.ForwardClientAuth {
+		presented = credentialOf(c.Get(fiber.HeaderAuthorization), c.Get("X-Api-Key"))
+	}
+	if !checkKey(presented, want) {
+		return sendError(c, fiber.StatusUnauthorized, "invalid_api_key", "invalid or missing proxy API key")
+	}
+	return c.Next()
+}
+
+// Stats returns the recorder's counters (zero when nothing is recorded).
+func (s *Server) Stats() RecorderStats {
+	if s.rec == nil {
+		return RecorderStats{}
+	}
+	return s.rec.stats()
+}
+
+// Events returns the channel of turn-recorded and session-ended events for
+// the learner; nil when nothing is recorded. Events nobody reads in time
+// are dropped and counted.
+func (s *Server) Events() <-chan Event {
+	if s.rec == nil {
+		return nil
+	}
+	return s.rec.events
 }
 
 // Listen binds the listening socket, so that an address in use is reported
@@ -80,22 +164,64 @@ func (s *Server) Addr() string {
 	return s.ln.Addr().String()
 }
 
-// Serve answers requests until ctx is cancelled, then stops accepting and
-// lets in-flight requests finish for up to grace.
+// Serve answers requests until ctx is cancelled, then stops accepting, lets
+// in-flight requests finish for up to grace, and writes the turns still
+// queued. Its background work (recorder, session reaper, model list) ends
+// before it returns.
 func (s *Server) Serve(ctx context.Context, grace time.Duration) error {
 	if s.ln == nil {
 		return errors.New("proxy: Serve before Listen")
 	}
+	bg, stopBG := context.WithCancel(context.Background())
+	done := s.startBackground(bg, grace)
 	errc := make(chan error, 1)
 	go func() { errc <- s.app.Listener(s.ln) }()
+	var serveErr error
 	select {
 	case err := <-errc:
-		return fmt.Errorf("proxy serve: %w", err)
+		serveErr = fmt.Errorf("proxy serve: %w", err)
 	case <-ctx.Done():
+		if err := s.app.ShutdownWithTimeout(grace); err != nil {
+			s.log.Warn("proxy shutdown", "err", err)
+		}
+		<-errc
 	}
-	if err := s.app.ShutdownWithTimeout(grace); err != nil {
-		s.log.Warn("proxy shutdown", "err", err)
+	s.cancelAll()
+	stopBG()
+	<-done
+	return serveErr
+}
+
+// startBackground runs the recorder, the session reaper and the model-list
+// refresher; the returned channel is closed when all have ended.
+func (s *Server) startBackground(ctx context.Context, drain time.Duration) <-chan struct{} {
+	done := make(chan struct{})
+	var tasks []func()
+	if s.rec != nil {
+		idle := time.Duration(s.cfg.Proxy.SessionIdleMinutes) * time.Minute
+		tasks = append(tasks,
+			func() { s.rec.run(ctx, drain) },
+			func() { s.rec.reap(ctx, idle, min(idle/4, time.Minute)) })
 	}
-	<-errc
-	return nil
+	tasks = append(tasks, func() { s.models.refreshLoop(ctx, s) })
+	remaining := make(chan struct{}, len(tasks))
+	for _, task := range tasks {
+		go func() { task(); remaining <- struct{}{} }()
+	}
+	go func() {
+		for range tasks {
+			<-remaining
+		}
+		close(done)
+	}()
+	return done
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
 }

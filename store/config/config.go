@@ -45,12 +45,22 @@ type LLM struct {
 
 // Proxy is the local endpoint agents talk to.
 type Proxy struct {
-	Host               string `key:"host" default:"127.0.0.1" check:"host" doc:"address the proxy listens on"`
-	Port               int    `key:"port" default:"30000" check:"port" doc:"port the proxy listens on"`
-	APIKey             string `key:"api_key" secret:"true" doc:"optional bearer token clients must send to the proxy"`
-	MaxBodyBytes       int    `key:"max_body_bytes" default:"33554432" min:"1024" doc:"largest request body accepted, in bytes"`
-	ForwardClientAuth  bool   `key:"forward_client_auth" default:"false" doc:"send the caller's own Authorization / x-api-key upstream instead of llm.api_key"`
-	SessionIdleMinutes int    `key:"session_idle_minutes" default:"30" min:"1" doc:"a session ends after this many minutes without a turn"`
+	Host                 string `key:"host" default:"127.0.0.1" check:"host" doc:"address the proxy listens on"`
+	Port                 int    `key:"port" default:"30000" check:"port" doc:"port the proxy listens on"`
+	APIKey               string `key:"api_key" secret:"true" doc:"optional bearer token clients must send to the proxy"`
+	MaxBodyBytes         int    `key:"max_body_bytes" default:"33554432" min:"1024" doc:"largest request body accepted, in bytes"`
+	ForwardClientAuth    bool   `key:"forward_client_auth" default:"false" doc:"send the caller's own Authorization / x-api-key upstream instead of llm.api_key"`
+	SessionIdleMinutes   int    `key:"session_idle_minutes" default:"30" min:"1" doc:"a session ends after this many minutes without a turn"`
+	ModelMapping         string `key:"model_mapping" default:"auto" enum:"auto|always|never" doc:"replace the client's model with llm.model_id: auto (unless the upstream serves the client's model), always, never"`
+	ConnectTimeoutSec    int    `key:"connect_timeout_seconds" default:"10" min:"1" doc:"upstream connect timeout"`
+	FirstByteTimeoutSec  int    `key:"first_byte_timeout_seconds" default:"300" min:"1" doc:"longest wait for the upstream's response headers"`
+	StreamIdleTimeoutSec int    `key:"stream_idle_timeout_seconds" default:"120" min:"1" doc:"longest silence between two streamed events"`
+	MaxRetries           int    `key:"max_retries" default:"2" min:"0" max:"10" doc:"retries on connect errors, 429 and 5xx, only before any byte reached the client"`
+	InjectTimeoutMS      int    `key:"inject_timeout_ms" default:"200" min:"1" doc:"longest wait for skills and memories before a turn goes out without them"`
+	FallbackProvider     string `key:"fallback_provider" default:"custom" enum:"kimi|qwen|openai|minimax|novita|openrouter|volcengine|anthropic|custom" doc:"provider preset of the fallback upstream"`
+	FallbackAPIBase      string `key:"fallback_api_base" check:"url" doc:"fallback upstream base URL, used when the primary fails; empty = none"`
+	FallbackAPIKey       string `key:"fallback_api_key" secret:"true" doc:"fallback upstream API key"`
+	FallbackModelID      string `key:"fallback_model_id" doc:"model used on the fallback upstream; empty = llm.model_id"`
 }
 
 // Web is the local web page.

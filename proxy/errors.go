@@ -1,0 +1,46 @@
+package proxy
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/openai"
+)
+
+// isAnthropicRequest tells whether a request expects Anthropic-shaped
+// errors: the Messages API path, or an anthropic-version header.
+func isAnthropicRequest(c *fiber.Ctx) bool {
+	return strings.HasPrefix(c.Path(), "/v1/messages") || c.Get("anthropic-version") != ""
+}
+
+// sendError writes an error in the shape of the client's API.
+func sendError(c *fiber.Ctx, status int, code, message string) error {
+	c.Status(status)
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	if isAnthropicRequest(c) {
+		return c.Send(anthropic.NewError(status, anthropic.ErrorTypeForStatus(status), message))
+	}
+	return c.Send(openai.NewError(status, openai.ErrorTypeForStatus(status), code, message))
+}
+
+// errorHandler is Fiber's error handler: errors Fiber raises itself (body
+// too large, unknown route, method not allowed) and panics recovered into
+// errors get the client's API shape too.
+func errorHandler(c *fiber.Ctx, err error) error {
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		switch fe.Code {
+		case fiber.StatusRequestEntityTooLarge:
+			return sendError(c, fe.Code, "request_too_large", "request body is larger than proxy.max_body_bytes")
+		case fiber.StatusNotFound:
+			return sendError(c, fe.Code, "not_found", "no route for "+c.Method()+" "+c.Path())
+		case fiber.StatusMethodNotAllowed:
+			return sendError(c, fe.Code, "method_not_allowed", c.Method()+" is not allowed on "+c.Path())
+		}
+		return sendError(c, fe.Code, "error", fe.Message)
+	}
+	return sendError(c, http.StatusInternalServerError, "internal_error", "internal error: "+err.Error())
+}

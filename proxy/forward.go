@@ -1,0 +1,157 @@
+package proxy
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// flavor says how one kind of request maps between client and upstream.
+type flavor struct {
+	path string // upstream API path
+	api  string // wire format of the upstream request
+	// stream makes the converter for a streamed answer.
+	stream func() streamConv
+	// body converts a non-streamed upstream answer for the client, and
+	// returns how to read it for recording (run off the request path).
+	body func(upstream []byte) ([]byte, func() response, error)
+	// errBody converts an upstream error body for the client; nil passes
+	// it through.
+	errBody func(status int, body []byte) []byte
+}
+
+// forward sends the prepared request upstream (primary, then fallback) and
+// answers the client: streamed, whole, or the upstream's error.
+func (s *Server) forward(c *fiber.Ctx, ts *turnState, out outRequest, rebody func(model string) []byte, fl flavor) error {
+	ctx, cancel := context.WithCancel(s.baseCtx)
+	resp, err := s.call(ctx, ts, out, rebody, fl.api)
+	if err != nil {
+		cancel()
+		return s.upstreamFailed(c, ts, err)
+	}
+	if resp.StatusCode >= 300 {
+		defer cancel()
+		return s.relayError(c, ts, resp, fl)
+	}
+	if ts.stream && strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		s.streamTo(c, ts, resp, fl.stream(), cancel)
+		return nil
+	}
+	defer cancel()
+	return s.relayBody(c, ts, resp, fl)
+}
+
+// call tries the primary upstream, then the fallback when the primary
+// cannot answer (unreachable, timeout, or 429/5xx after its retries).
+func (s *Server) call(ctx context.Context, ts *turnState, out outRequest, rebody func(string) []byte, api string) (*http.Response, error) {
+	fwd := s.cfg.Proxy.ForwardClientAuth
+	resp, retries, err := s.client.do(ctx, s.primary, out, fwd)
+	ts.retries, ts.upstream = retries, s.primary.name
+	if s.fallback == nil || s.fallback.api != api || ctx.Err() != nil || (err == nil && !retryable(resp.StatusCode)) {
+		return resp, err
+	}
+	if resp != nil {
+		resp.Body.Close()
+	}
+	s.log.Warn("primary upstream failed; trying the fallback", "err", errString(err))
+	out.body = rebody(s.fallback.model)
+	ts.model, ts.request, ts.upstream = s.fallback.model, out.body, s.fallback.name
+	resp, retries, err = s.client.do(ctx, s.fallback, out, false)
+	ts.retries += retries + 1
+	return resp, err
+}
+
+func errString(err error) string {
+	if err == nil {
+		return "retryable status"
+	}
+	return err.Error()
+}
+
+// upstreamFailed answers 502 (unreachable) or 504 (timeout).
+func (s *Server) upstreamFailed(c *fiber.Ctx, ts *turnState, err error) error {
+	status, msg := http.StatusBadGateway, err.Error()
+	var ue *upstreamError
+	if errors.As(err, &ue) {
+		status = ue.status
+	}
+	if errors.Is(err, context.Canceled) {
+		status, msg = 499, "request cancelled"
+	}
+	s.record(ts, status, msg, nil)
+	code := "upstream_unreachable"
+	if status == http.StatusGatewayTimeout {
+		code = "upstream_timeout"
+	}
+	return sendError(c, status, code, msg)
+}
+
+// relayError passes an upstream error response on, in the client's shape.
+func (s *Server) relayError(c *fiber.Ctx, ts *turnState, resp *http.Response, fl flavor) error {
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	s.record(ts, resp.StatusCode, "upstream: "+truncateText(string(body), 2000), nil)
+	if fl.errBody != nil {
+		body = fl.errBody(resp.StatusCode, body)
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	} else {
+		copyResponseHeaders(c, resp.Header)
+	}
+	return c.Status(resp.StatusCode).Send(body)
+}
+
+// relayBody answers a non-streamed request.
+func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl flavor) error {
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return s.upstreamFailed(c, ts, classify(err))
+	}
+	ts.ttfb = s.opts.Now().Sub(ts.start)
+	out, fill, err := fl.body(body)
+	if err != nil {
+		s.record(ts, http.StatusBadGateway, "unreadable upstream answer: "+err.Error(), nil)
+		return sendError(c, http.StatusBadGateway, "bad_upstream_response", "the upstream's answer could not be read: "+err.Error())
+	}
+	if fl.errBody == nil {
+		copyResponseHeaders(c, resp.Header)
+	} else {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	}
+	s.record(ts, resp.StatusCode, "", fill)
+	return c.Status(resp.StatusCode).Send(out)
+}
+
+// streamTo relays a streamed answer. The writer runs after the handler has
+// returned, so it uses only what it is given, never the Fiber context.
+func (s *Server) streamTo(c *fiber.Ctx, ts *turnState, resp *http.Response, conv streamConv, cancel func()) {
+	c.Set(fiber.HeaderContentType, "text/event-stream")
+	c.Set(fiber.HeaderCacheControl, "no-cache")
+	c.Set("X-Accel-Buffering", "no")
+	if id := resp.Header.Get("X-Request-Id"); id != "" {
+		c.Set("X-Request-Id", id)
+	}
+	c.Status(http.StatusOK)
+	idle := time.Duration(s.cfg.Proxy.StreamIdleTimeoutSec) * time.Second
+	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer resp.Body.Close()
+		status, msg := relay(w, resp.Body, conv, idle, cancel, func() { ts.ttfb = s.opts.Now().Sub(ts.start) })
+		if status != http.StatusOK {
+			s.log.Warn("stream ended with an error", "status", status, "err", msg)
+		}
+		s.record(ts, status, msg, conv.response)
+	})
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,183 @@
+package proxy
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/metaclaw/metaclaw/proxy/anthropic"
+)
+
+// handleMessages serves POST /v1/messages (Anthropic). Against an
+// Anthropic upstream the request passes natively; against an OpenAI-style
+// upstream it is translated both ways, streaming included.
+func (s *Server) handleMessages(c *fiber.Ctx) error {
+	ts := &turnState{start: s.opts.Now(), api: apiAnthropic}
+	req, err := anthropic.ParseMessagesRequest(c.Body())
+	if err != nil {
+		return sendRequestError(c, err)
+	}
+	msgs, conv, err := anthropicConv(req)
+	if err != nil {
+		return sendRequestError(c, err)
+	}
+	if ts.id, err = s.identifyRequest(c, req.Field, req.DeleteField, conv); err != nil {
+		return sendError(c, http.StatusBadRequest, "invalid_header", err.Error())
+	}
+	if inj := s.inject(ts.id, apiAnthropic, conv); inj.text != "" {
+		if err := req.InjectSystem(inj.text); err != nil {
+			return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
+		}
+		ts.injected = inj.ids
+	}
+	if err := s.truncateAnthropic(req, msgs); err != nil {
+		return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
+	}
+	clientModel := req.Model()
+	ts.model, ts.stream = s.models.resolve(clientModel), req.Stream()
+	if s.primary.api == apiAnthropic {
+		return s.messagesNative(c, ts, req)
+	}
+	return s.messagesTranslated(c, ts, req, clientModel)
+}
+
+func (s *Server) messagesNative(c *fiber.Ctx, ts *turnState, req *anthropic.MessagesRequest) error {
+	req.SetModel(ts.model)
+	var err error
+	if ts.request, err = req.Marshal(); err != nil {
+		return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
+	}
+	rebody := func(model string) []byte { req.SetModel(model); b, _ := req.Marshal(); return b }
+	out := outRequest{method: http.MethodPost, path: "/messages", body: ts.request, header: anthropicHeaders(c), auth: callerAuth(c)}
+	return s.forward(c, ts, out, rebody, flavor{
+		path: "/messages", api: apiAnthropic,
+		stream: func() streamConv { return &anthropicRelay{} },
+		body: func(b []byte) ([]byte, func() response, error) {
+			return b, func() response { return fromAnthropicBody(b) }, nil
+		},
+	})
+}
+
+// anthropicHeaders forwards the client's headers with an anthropic-version
+// (2023-06-01 when the client sent none).
+func anthropicHeaders(c *fiber.Ctx) http.Header {
+	h := forwardHeaders(c)
+	if h.Get("Anthropic-Version") == "" {
+		h.Set("Anthropic-Version", "2023-06-01")
+	}
+	return h
+}
+
+func (s *Server) messagesTranslated(c *fiber.Ctx, ts *turnState, req *anthropic.MessagesRequest, clientModel string) error {
+	var err error
+	if ts.request, err = anthropic.ToOpenAI(req, ts.model); err != nil {
+		return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
+	}
+	rebody := func(model string) []byte { b, _ := anthropic.ToOpenAI(req, model); return b }
+	h := forwardHeaders(c)
+	h.Del("Anthropic-Version")
+	h.Del("Anthropic-Beta")
+	out := outRequest{method: http.MethodPost, path: "/chat/completions", body: ts.request, header: h, auth: callerAuth(c)}
+	respModel := firstNonEmpty(clientModel, ts.model)
+	return s.forward(c, ts, out, rebody, flavor{
+		path: "/chat/completions", api: apiOpenAI,
+		stream: func() streamConv { return &anthropicFromOpenAI{tr: anthropic.NewStreamTranslator(respModel)} },
+		body: func(b []byte) ([]byte, func() response, error) {
+			out, err := anthropic.FromOpenAI(b, respModel)
+			return out, func() response { return fromOpenAIBody(b) }, err
+		},
+		errBody: openAIErrorToAnthropic,
+	})
+}
+
+// openAIErrorToAnthropic rewrites an OpenAI-style error body in
+// Anthropic's shape, keeping its message.
+func openAIErrorToAnthropic(status int, body []byte) []byte {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+		Message string `json:"message"`
+	}
+	msg := string(body)
+	if json.Unmarshal(body, &e) == nil {
+		msg = firstNonEmpty(e.Error.Message, e.Message, msg)
+	}
+	return anthropic.NewError(status, anthropic.ErrorTypeForStatus(status), truncateText(msg, 2000))
+}
+
+// anthropicConv decodes the messages and reduces the conversation, system
+// prompt first, for identity and injection.
+func anthropicConv(req *anthropic.MessagesRequest) ([]anthropic.Message, []ConvMessage, error) {
+	sys, err := req.System()
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := req.Messages()
+	if err != nil {
+		return nil, nil, err
+	}
+	conv := make([]ConvMessage, 0, len(msgs)+1)
+	if t := sys.Join("\n"); t != "" {
+		conv = append(conv, ConvMessage{Role: "system", Text: t})
+	}
+	for _, m := range msgs {
+		role := m.Role
+		if m.Role == "user" && !hasUserContent(m.Content) {
+			role = "tool"
+		}
+		conv = append(conv, ConvMessage{Role: role, Text: m.Content.Join("\n")})
+	}
+	return msgs, conv, nil
+}
+
+// hasUserContent reports whether user content holds something the person
+// wrote (text or an image), not only tool results.
+func hasUserContent(c anthropic.Content) bool {
+	if c.Kind != anthropic.ContentBlocks {
+		return true
+	}
+	for _, b := range c.Blocks {
+		if b.Type != "tool_result" {
+			return true
+		}
+	}
+	return false
+}
+
+// truncateAnthropic applies max_context_tokens to a Messages request.
+func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest, msgs []anthropic.Message) error {
+	budget := s.cfg.MaxContextTokens
+	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
+		return nil
+	}
+	infos := make([]msgInfo, len(msgs))
+	for i, m := range msgs {
+		size := 16
+		for _, b := range blocksOf(m.Content) {
+			size += len(b.Text) + len(b.Input) + len(b.Thinking) + 16
+			if b.Content != nil {
+				size += len(b.Content.Join("\n"))
+			}
+		}
+		infos[i] = msgInfo{user: m.Role == "user" && hasUserContent(m.Content), tokens: size/4 + 1}
+	}
+	drop := truncate(infos, budget)
+	if drop == nil {
+		return nil
+	}
+	kept := msgs[:0:0]
+	for i, m := range msgs {
+		if !drop[i] {
+			kept = append(kept, m)
+		}
+	}
+	return req.SetMessages(kept)
+}
+
+func blocksOf(c anthropic.Content) []anthropic.Block {
+	if c.Kind == anthropic.ContentBlocks {
+		return c.Blocks
+	}
+	return []anthropic.Block{{Type: "text", Text: c.Text}}
+}

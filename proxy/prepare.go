@@ -1,0 +1,82 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// identifyRequest reads the turn's identity from the headers and body
+// fields, strips those fields from the body, and derives a session id for
+// a client that sends none.
+func (s *Server) identifyRequest(c *fiber.Ctx, field func(string) json.RawMessage, del func(string), conv []ConvMessage) (identity, error) {
+	id, err := identify(func(h string) string { return strings.Clone(c.Get(h)) },
+		func(f string) string { return bodyString(field(f)) }, s.cfg.Memory.Scope)
+	if err != nil {
+		return id, err
+	}
+	for _, f := range identityFields {
+		del(f)
+	}
+	id.client = clientKey(credentialOf(c.Get(fiber.HeaderAuthorization), c.Get("X-Api-Key")), c.Get(fiber.HeaderUserAgent))
+	if id.sessionID == "" {
+		id.sessionID, id.derived = deriveSession(id.client, systemText(conv), firstUserText(conv)), true
+	}
+	return id, nil
+}
+
+// bodyString reads a body field as text: a JSON string unquoted, anything
+// else (true, 1) as written.
+func bodyString(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if v := strings.TrimSpace(string(raw)); v != "null" {
+		return v
+	}
+	return ""
+}
+
+func systemText(conv []ConvMessage) string {
+	var b strings.Builder
+	for _, m := range conv {
+		if m.Role == "system" || m.Role == "developer" {
+			b.WriteString(m.Text)
+		}
+	}
+	return b.String()
+}
+
+func firstUserText(conv []ConvMessage) string {
+	for _, m := range conv {
+		if m.Role == "user" {
+			return m.Text
+		}
+	}
+	return ""
+}
+
+// inject runs the injectors on a main turn and returns the text to place
+// in the system prompt.
+func (s *Server) inject(id identity, api string, conv []ConvMessage) injected {
+	if id.turnType != store.TurnMain || len(s.opts.Injectors) == 0 {
+		return injected{}
+	}
+	budget := 0
+	if s.cfg.Skills.Enabled {
+		budget += s.cfg.Skills.MaxTokens
+	}
+	if s.cfg.Memory.Enabled {
+		budget += s.cfg.Memory.MaxInjectedTokens
+	}
+	req := InjectRequest{API: api, SessionID: id.sessionID, Scope: id.scope, Messages: conv}
+	timeout := time.Duration(s.cfg.Proxy.InjectTimeoutMS) * time.Millisecond
+	return runInjectors(context.Background(), s.opts.Injectors, req, timeout, budget, func(name string, err error) {
+		s.log.Warn("injector skipped", "injector", name, "err", err)
+	})
+}

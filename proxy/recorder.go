@@ -1,0 +1,194 @@
+package proxy
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// Recorder stores turns and session ends. The proxy calls it only from its
+// own background goroutine, never on a request's path; *store.DB is the
+// implementation.
+type Recorder interface {
+	RecordTurns(ctx context.Context, turns []*store.Turn) error
+	EndSession(ctx context.Context, id, reason string, at time.Time) (bool, error)
+	IdleSessions(ctx context.Context, before time.Time) ([]string, error)
+}
+
+var _ Recorder = (*store.DB)(nil)
+
+// Event kinds published to the learner.
+const (
+	EventTurnRecorded = "turn_recorded"
+	EventSessionEnded = "session_ended"
+)
+
+// Event tells the learner that a turn was stored or a session ended.
+type Event struct {
+	Kind      string
+	SessionID string
+	TurnID    int64  // EventTurnRecorded
+	TurnType  string // EventTurnRecorded
+	Reason    string // EventSessionEnded: "done" (X-Session-Done) or "idle"
+	At        time.Time
+}
+
+// RecorderStats counts what the background recorder did.
+type RecorderStats struct {
+	Queued        int   `json:"queued"`         // waiting to be written now
+	Recorded      int64 `json:"recorded"`       // turns written
+	Dropped       int64 `json:"dropped"`        // turns lost because the queue was full
+	Failed        int64 `json:"failed"`         // turns lost because the store refused them
+	EventsDropped int64 `json:"events_dropped"` // events nobody read in time
+}
+
+type recordItem struct {
+	turn        *store.Turn
+	sessionDone bool
+	// fill, when set, completes the turn on the recorder's goroutine (e.g.
+	// parsing a response body), keeping that work off the request path.
+	fill func(*store.Turn)
+}
+
+// asyncRecorder writes turns in batches on one goroutine. Enqueue never
+// blocks: when the queue is full the turn is dropped and counted.
+type asyncRecorder struct {
+	rec    Recorder
+	log    *slog.Logger
+	queue  chan recordItem
+	events chan Event
+	now    func() time.Time
+
+	recorded, dropped, failed, eventsDropped atomic.Int64
+	wg                                       sync.WaitGroup
+}
+
+func newAsyncRecorder(rec Recorder, log *slog.Logger, size int, now func() time.Time) *asyncRecorder {
+	return &asyncRecorder{rec: rec, log: log, queue: make(chan recordItem, size), events: make(chan Event, 1024), now: now}
+}
+
+func (r *asyncRecorder) enqueue(t *store.Turn, sessionDone bool, fill func(*store.Turn)) {
+	select {
+	case r.queue <- recordItem{turn: t, sessionDone: sessionDone, fill: fill}:
+	default:
+		r.dropped.Add(1)
+	}
+}
+
+func (r *asyncRecorder) stats() RecorderStats {
+	return RecorderStats{Queued: len(r.queue), Recorded: r.recorded.Load(), Dropped: r.dropped.Load(),
+		Failed: r.failed.Load(), EventsDropped: r.eventsDropped.Load()}
+}
+
+func (r *asyncRecorder) publish(ev Event) {
+	select {
+	case r.events <- ev:
+	default:
+		r.eventsDropped.Add(1)
+	}
+}
+
+// run writes queued turns until ctx ends, then drains what is left (bounded
+// by drain).
+func (r *asyncRecorder) run(ctx context.Context, drain time.Duration) {
+	batch := make([]recordItem, 0, 64)
+	for {
+		select {
+		case it := <-r.queue:
+			batch = r.collect(append(batch[:0], it))
+			r.write(context.Background(), batch)
+		case <-ctx.Done():
+			r.drain(drain)
+			return
+		}
+	}
+}
+
+func (r *asyncRecorder) collect(batch []recordItem) []recordItem {
+	for len(batch) < cap(batch) {
+		select {
+		case it := <-r.queue:
+			batch = append(batch, it)
+		default:
+			return batch
+		}
+	}
+	return batch
+}
+
+func (r *asyncRecorder) drain(limit time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	batch := make([]recordItem, 0, 64)
+	for ctx.Err() == nil {
+		batch = r.collect(batch[:0])
+		if len(batch) == 0 {
+			return
+		}
+		r.write(ctx, batch)
+	}
+}
+
+func (r *asyncRecorder) write(ctx context.Context, batch []recordItem) {
+	turns := make([]*store.Turn, len(batch))
+	for i, it := range batch {
+		if it.fill != nil {
+			it.fill(it.turn)
+		}
+		turns[i] = it.turn
+	}
+	if err := r.rec.RecordTurns(ctx, turns); err != nil {
+		r.failed.Add(int64(len(turns)))
+		r.log.Error("record turns", "count", len(turns), "err", err)
+		return
+	}
+	r.recorded.Add(int64(len(turns)))
+	for _, it := range batch {
+		t := it.turn
+		r.publish(Event{Kind: EventTurnRecorded, SessionID: t.SessionID, TurnID: t.ID, TurnType: t.Type, At: t.CreatedAt})
+		if it.sessionDone {
+			r.endSession(ctx, t.SessionID, "done")
+		}
+	}
+}
+
+func (r *asyncRecorder) endSession(ctx context.Context, id, reason string) {
+	ended, err := r.rec.EndSession(ctx, id, reason, r.now())
+	if err != nil {
+		r.log.Error("end session", "session", id, "err", err)
+		return
+	}
+	if ended {
+		r.publish(Event{Kind: EventSessionEnded, SessionID: id, Reason: reason, At: r.now()})
+	}
+}
+
+// reap ends sessions that have been quiet for idle, every interval, until
+// ctx ends.
+func (r *asyncRecorder) reap(ctx context.Context, idle, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.reapOnce(ctx, idle)
+		}
+	}
+}
+
+func (r *asyncRecorder) reapOnce(ctx context.Context, idle time.Duration) {
+	ids, err := r.rec.IdleSessions(ctx, r.now().Add(-idle))
+	if err != nil {
+		r.log.Error("find idle sessions", "err", err)
+		return
+	}
+	for _, id := range ids {
+		r.endSession(ctx, id, "idle")
+	}
+}

@@ -1,0 +1,132 @@
+package proxy
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/openai"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// turnState follows one request through the proxy, for recording.
+type turnState struct {
+	start    time.Time
+	api      string // the client's API
+	model    string // the model sent upstream
+	stream   bool
+	id       identity
+	injected []string
+	request  []byte // body as sent upstream
+	ttfb     time.Duration
+	retries  int
+	upstream string // "primary" or "fallback"
+}
+
+// response is what the upstream answered, reduced for recording.
+type response struct {
+	text, reasoning, finish string
+	toolCalls               []openai.ToolCall
+	promptTokens, outTokens int
+}
+
+func fromOpenAIAcc(a *openai.Accumulator) response {
+	r := response{text: a.Text(), reasoning: a.Reasoning(), finish: a.FinishReason(), toolCalls: a.ToolCalls()}
+	if u := a.Usage(); u != nil {
+		r.promptTokens, r.outTokens = u.PromptTokens, u.CompletionTokens
+	}
+	return r
+}
+
+func fromOpenAIBody(body []byte) response {
+	var cc openai.ChatCompletion
+	if json.Unmarshal(body, &cc) != nil || len(cc.Choices) == 0 {
+		return response{}
+	}
+	m := cc.Choices[0].Message
+	text := ""
+	if m.Content != nil {
+		text = *m.Content
+	}
+	r := response{text: text, reasoning: m.ReasoningContent, finish: cc.Choices[0].FinishReason, toolCalls: m.ToolCalls}
+	if cc.Usage != nil {
+		r.promptTokens, r.outTokens = cc.Usage.PromptTokens, cc.Usage.CompletionTokens
+	}
+	return r
+}
+
+func fromAnthropicMessage(m anthropic.MessagesResponse) response {
+	r := response{text: m.Text(), outTokens: m.Usage.OutputTokens,
+		promptTokens: m.Usage.InputTokens + m.Usage.CacheReadInputTokens + m.Usage.CacheCreationInputTokens}
+	if m.StopReason != nil {
+		r.finish = *m.StopReason
+	}
+	for _, b := range m.Content {
+		switch b.Type {
+		case "tool_use":
+			r.toolCalls = append(r.toolCalls, openai.ToolCall{ID: b.ID, Type: "function",
+				Function: openai.FunctionCall{Name: b.Name, Arguments: string(b.Input)}})
+		case "thinking":
+			r.reasoning += b.Thinking
+		}
+	}
+	return r
+}
+
+func fromAnthropicBody(body []byte) response {
+	var m anthropic.MessagesResponse
+	if json.Unmarshal(body, &m) != nil {
+		return response{}
+	}
+	return fromAnthropicMessage(m)
+}
+
+// record queues the finished turn for the store. fill, when set, computes
+// the response on the recorder's goroutine.
+func (s *Server) record(ts *turnState, status int, errMsg string, fill func() response) {
+	if s.rec == nil || ts == nil {
+		return
+	}
+	now := s.opts.Now()
+	t := &store.Turn{
+		SessionID: ts.id.sessionID, Type: ts.id.turnType, API: ts.api, Model: ts.model, Stream: ts.stream,
+		Request: ts.request, LatencyMS: ms(now.Sub(ts.start)), TTFBMS: ms(ts.ttfb), Status: status,
+		Error: errMsg, Injected: idsJSON(ts.injected), CreatedAt: ts.start, Client: ts.id.client, Scope: ts.id.scope,
+	}
+	var f func(*store.Turn)
+	if fill != nil {
+		f = func(t *store.Turn) { applyResponse(t, fill()) }
+	}
+	s.rec.enqueue(t, ts.id.sessionDone, f)
+}
+
+func applyResponse(t *store.Turn, r response) {
+	t.ResponseText, t.Reasoning, t.FinishReason = r.text, r.reasoning, r.finish
+	t.PromptTokens, t.CompletionTokens = r.promptTokens, r.outTokens
+	if len(r.toolCalls) > 0 {
+		b, _ := json.Marshal(r.toolCalls)
+		t.ToolCalls = string(b)
+	}
+}
+
+func idsJSON(ids []string) string {
+	if len(ids) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(ids)
+	return string(b)
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// redactSecrets removes the configured credentials from text that is about
+// to be stored or logged.
+func redactSecrets(s string, secrets ...string) string {
+	for _, sec := range secrets {
+		if len(sec) >= 8 {
+			s = strings.ReplaceAll(s, sec, "[redacted]")
+		}
+	}
+	return s
+}
