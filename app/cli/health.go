@@ -10,13 +10,22 @@ import (
 
 // health is the part of the proxy's /healthz answer the CLI reads.
 type health struct {
-	Status        string `json:"status"`
-	Service       string `json:"service"`
-	PID           int    `json:"pid"`
-	Version       string `json:"version"`
-	Mode          string `json:"mode"`
-	Home          string `json:"home"`
-	UptimeSeconds int    `json:"uptime_seconds"`
+	Status        string         `json:"status"`
+	Service       string         `json:"service"`
+	PID           int            `json:"pid"`
+	Version       string         `json:"version"`
+	Mode          string         `json:"mode"`
+	Home          string         `json:"home"`
+	UptimeSeconds int            `json:"uptime_seconds"`
+	Recorder      *recorderStats `json:"recorder"`
+}
+
+// recorderStats is the proxy's turn recorder's backlog and losses.
+type recorderStats struct {
+	Queued   int   `json:"queued"`
+	Recorded int64 `json:"recorded"`
+	Dropped  int64 `json:"dropped"`
+	Failed   int64 `json:"failed"`
 }
 
 func fetchHealth(proxyURL string, timeout time.Duration) (health, error) {

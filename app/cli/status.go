@@ -19,16 +19,17 @@ const (
 )
 
 type statusReport struct {
-	State         string `json:"state"`
-	PID           int    `json:"pid,omitempty"`
-	Mode          string `json:"mode,omitempty"`
-	Version       string `json:"version,omitempty"`
-	ProxyURL      string `json:"proxy_url,omitempty"`
-	WebURL        string `json:"web_url,omitempty"`
-	UptimeSeconds int    `json:"uptime_seconds,omitempty"`
-	Responding    bool   `json:"responding"`
-	DataDir       string `json:"data_dir"`
-	Detail        string `json:"detail,omitempty"`
+	State         string         `json:"state"`
+	PID           int            `json:"pid,omitempty"`
+	Mode          string         `json:"mode,omitempty"`
+	Version       string         `json:"version,omitempty"`
+	ProxyURL      string         `json:"proxy_url,omitempty"`
+	WebURL        string         `json:"web_url,omitempty"`
+	UptimeSeconds int            `json:"uptime_seconds,omitempty"`
+	Responding    bool           `json:"responding"`
+	Recorder      *recorderStats `json:"recorder,omitempty"`
+	DataDir       string         `json:"data_dir"`
+	Detail        string         `json:"detail,omitempty"`
 }
 
 func inspect(dir string) statusReport {
@@ -49,7 +50,7 @@ func inspect(dir string) statusReport {
 	r.PID, r.Mode, r.Version, r.ProxyURL, r.WebURL = info.PID, info.Mode, info.Version, info.ProxyURL, info.WebURL
 	r.UptimeSeconds = int(time.Since(info.StartedAt).Seconds())
 	if h, err := fetchHealth(info.ProxyURL, 2*time.Second); err == nil && h.PID == info.PID {
-		r.Responding, r.Mode, r.UptimeSeconds = true, h.Mode, h.UptimeSeconds
+		r.Responding, r.Mode, r.UptimeSeconds, r.Recorder = true, h.Mode, h.UptimeSeconds, h.Recorder
 	} else {
 		r.Detail = "the proxy is not answering"
 	}
@@ -94,6 +95,13 @@ func printStatus(env *Env, r statusReport) {
 		}
 		fmt.Fprintf(w, "  uptime:   %s\n", (time.Duration(r.UptimeSeconds) * time.Second).String())
 		fmt.Fprintf(w, "  version:  %s\n", r.Version)
+		if rs := r.Recorder; rs != nil {
+			fmt.Fprintf(w, "  turns:    %d recorded this run, %d waiting", rs.Recorded, rs.Queued)
+			if rs.Dropped+rs.Failed > 0 {
+				fmt.Fprintf(w, " — recording fell behind: %d dropped, %d failed (see the log)", rs.Dropped, rs.Failed)
+			}
+			fmt.Fprintln(w)
+		}
 	case stateStale:
 		fmt.Fprintf(w, "MetaClaw is not running (stale pid file for pid %d; `metaclaw stop` removes it)\n", r.PID)
 	default:

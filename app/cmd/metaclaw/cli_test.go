@@ -166,7 +166,7 @@ func TestDaemonLifecycle(t *testing.T) {
 		t.Fatal("proxy not healthy after start --daemon returned")
 	}
 	human := in.must("status").stdout
-	if !strings.Contains(human, "running (pid "+strconv.Itoa(s.PID)) {
+	if !strings.Contains(human, "running (pid "+strconv.Itoa(s.PID)) || !strings.Contains(human, "recorded this run") {
 		t.Errorf("status text: %q", human)
 	}
 	in.fails(1, "already running with data directory "+in.home+" (pid "+strconv.Itoa(s.PID), "start", "--daemon")
