@@ -78,6 +78,8 @@ type Skills struct {
 	TaskSpecificTopK int    `key:"task_specific_top_k" default:"10" min:"0" max:"100" doc:"most task-specific skills considered per turn"`
 	MaxTokens        int    `key:"max_tokens" default:"1500" min:"0" doc:"token budget for injected skills"`
 	AutoEvolve       bool   `key:"auto_evolve" default:"true" doc:"evolve skills after each session"`
+	EvolveEveryTurns int    `key:"evolution_every_n_turns" default:"20" min:"0" doc:"also evolve every this many main turns of a session; 0 = only at session end"`
+	GeneralTopK      int    `key:"general_top_k" default:"2" min:"0" max:"20" doc:"most general-habit skills injected per turn (they count against max_tokens)"`
 }
 
 // Memory configures long-term memory.
@@ -101,6 +103,7 @@ type RL struct {
 	PRMURL         string  `key:"prm_url" default:"https://api.openai.com/v1" check:"url" doc:"judge (PRM) base URL"`
 	PRMModel       string  `key:"prm_model" default:"gpt-5.2" doc:"judge model"`
 	PRMAPIKey      string  `key:"prm_api_key" secret:"true" doc:"judge API key"`
+	PRMVotes       int     `key:"prm_votes" default:"3" min:"0" max:"15" doc:"judge votes per turn (majority wins, ties 0); 0 turns the judge off"`
 	LoRARank       int     `key:"lora_rank" default:"32" min:"1" max:"1024" doc:"LoRA rank"`
 	BatchSize      int     `key:"batch_size" default:"4" min:"1" doc:"samples per training step"`
 	ResumeFromCkpt string  `key:"resume_from_ckpt" doc:"checkpoint path to resume training from"`

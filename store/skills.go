@@ -1,0 +1,290 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Skill is a skill at its current version.
+type Skill struct {
+	ID          int64
+	Name        string
+	Description string
+	Category    string
+	Tags        []string
+	Body        string
+	Version     int
+	Enabled     bool
+	Retired     bool
+	Source      string // where the current version came from
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// SkillVersion is one stored version of a skill.
+type SkillVersion struct {
+	Version     int
+	Description string
+	Category    string
+	Tags        []string
+	Body        string
+	Source      string
+	SessionID   string
+	TurnIDs     []int64
+	Generation  int
+	Note        string
+	CreatedAt   time.Time
+}
+
+// SkillInput is the content of a new skill or a new version.
+type SkillInput struct {
+	Name, Description, Category string
+	Tags                        []string
+	Body                        string
+	// Provenance of this version.
+	Source, SessionID, Note string
+	TurnIDs                 []int64
+	Generation              int
+}
+
+// PutSkill adds a skill, or a new version of it when its content differs
+// from the current one. Identical content changes nothing (changed is
+// false). A retired or disabled skill that is put again is enabled.
+func (db *DB) PutSkill(ctx context.Context, in SkillInput) (s Skill, changed bool, err error) {
+	err = db.inTx(ctx, func(tx *sql.Tx) error {
+		changed, err = putSkill(ctx, tx, in)
+		return err
+	})
+	if err != nil {
+		return Skill{}, false, err
+	}
+	s, err = db.Skill(ctx, in.Name)
+	return s, changed, err
+}
+
+func (db *DB) inTx(ctx context.Context, f func(*sql.Tx) error) error {
+	tx, err := db.sql.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer tx.Rollback()
+	if err := f(tx); err != nil {
+		return err
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
+	now := nowMillis()
+	var id int64
+	var cur int
+	err := tx.QueryRowContext(ctx, "SELECT id, current_version FROM skills WHERE name = ?", in.Name).Scan(&id, &cur)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		res, err := tx.ExecContext(ctx, `INSERT INTO skills(name, current_version, created_at, updated_at) VALUES(?, 1, ?, ?)`, in.Name, now, now)
+		if err != nil {
+			return false, fmt.Errorf("add skill %s: %w", in.Name, err)
+		}
+		id, _ = res.LastInsertId()
+		return true, insertVersion(ctx, tx, id, 1, in, now)
+	case err != nil:
+		return false, fmt.Errorf("find skill %s: %w", in.Name, err)
+	}
+	same, err := sameContent(ctx, tx, id, cur, in)
+	if err != nil || same {
+		if err == nil {
+			_, err = tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0 WHERE id = ? AND retired = 1", id)
+		}
+		return false, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE skills SET current_version = ?, updated_at = ?, enabled = 1, retired = 0 WHERE id = ?`, cur+1, now, id); err != nil {
+		return false, fmt.Errorf("update skill %s: %w", in.Name, err)
+	}
+	return true, insertVersion(ctx, tx, id, cur+1, in, now)
+}
+
+func sameContent(ctx context.Context, tx *sql.Tx, id int64, version int, in SkillInput) (bool, error) {
+	var desc, cat, tags, body string
+	err := tx.QueryRowContext(ctx, `SELECT description, category, tags, body FROM skill_versions WHERE skill_id = ? AND version = ?`,
+		id, version).Scan(&desc, &cat, &tags, &body)
+	if err != nil {
+		return false, fmt.Errorf("read skill version: %w", err)
+	}
+	return desc == in.Description && cat == in.Category && tags == jsonList(in.Tags) && body == in.Body, nil
+}
+
+func insertVersion(ctx context.Context, tx *sql.Tx, id int64, version int, in SkillInput, now int64) error {
+	turnIDs, _ := json.Marshal(nonNil(in.TurnIDs))
+	_, err := tx.ExecContext(ctx, `INSERT INTO skill_versions(skill_id, version, description, category, tags, body, source,
+		session_id, turn_ids, generation, note, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
+		id, version, in.Description, in.Category, jsonList(in.Tags), in.Body, in.Source, in.SessionID, string(turnIDs),
+		in.Generation, in.Note, now)
+	if err != nil {
+		return fmt.Errorf("add skill version %s@%d: %w", in.Name, version, err)
+	}
+	return indexSkill(ctx, tx, id, in)
+}
+
+// indexSkill replaces the skill's row in the search index.
+func indexSkill(ctx context.Context, tx *sql.Tx, id int64, in SkillInput) error {
+	if _, err := tx.ExecContext(ctx, "DELETE FROM skills_fts WHERE rowid = ?", id); err != nil {
+		return fmt.Errorf("index skill: %w", err)
+	}
+	name := strings.ReplaceAll(in.Name, "-", " ")
+	_, err := tx.ExecContext(ctx, "INSERT INTO skills_fts(rowid, name, description, tags, body) VALUES(?,?,?,?,?)",
+		id, name, in.Description, strings.Join(in.Tags, " "), in.Body)
+	if err != nil {
+		return fmt.Errorf("index skill: %w", err)
+	}
+	return nil
+}
+
+func jsonList(tags []string) string {
+	b, _ := json.Marshal(nonNil(tags))
+	return string(b)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+const skillCols = `s.id, s.name, v.description, v.category, v.tags, v.body, s.current_version, s.enabled, s.retired,
+	v.source, s.created_at, s.updated_at`
+
+const skillFrom = ` FROM skills s JOIN skill_versions v ON v.skill_id = s.id AND v.version = s.current_version`
+
+func scanSkill(sc interface{ Scan(...any) error }) (Skill, error) {
+	var s Skill
+	var tags string
+	var created, updated int64
+	err := sc.Scan(&s.ID, &s.Name, &s.Description, &s.Category, &tags, &s.Body, &s.Version, &s.Enabled, &s.Retired,
+		&s.Source, &created, &updated)
+	_ = json.Unmarshal([]byte(tags), &s.Tags)
+	s.CreatedAt, s.UpdatedAt = fromMillis(created), fromMillis(updated)
+	return s, err
+}
+
+// Skill returns a skill at its current version.
+func (db *DB) Skill(ctx context.Context, name string) (Skill, error) {
+	s, err := scanSkill(db.sql.QueryRowContext(ctx, "SELECT "+skillCols+skillFrom+" WHERE s.name = ?", name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return s, fmt.Errorf("skill %s: %w", name, ErrNotFound)
+	}
+	return s, err
+}
+
+// Skills lists skills by name; with all unset, only enabled ones.
+func (db *DB) Skills(ctx context.Context, all bool) ([]Skill, error) {
+	q := "SELECT " + skillCols + skillFrom
+	if !all {
+		q += " WHERE s.enabled = 1"
+	}
+	rows, err := db.sql.QueryContext(ctx, q+" ORDER BY s.name")
+	if err != nil {
+		return nil, fmt.Errorf("list skills: %w", err)
+	}
+	defer rows.Close()
+	var out []Skill
+	for rows.Next() {
+		s, err := scanSkill(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list skills: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// SkillVersions returns every version of a skill, oldest first.
+func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT v.version, v.description, v.category, v.tags, v.body, v.source,
+		v.session_id, v.turn_ids, v.generation, v.note, v.created_at
+		FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE s.name = ? ORDER BY v.version`, name)
+	if err != nil {
+		return nil, fmt.Errorf("skill versions: %w", err)
+	}
+	defer rows.Close()
+	var out []SkillVersion
+	for rows.Next() {
+		var v SkillVersion
+		var tags, turns string
+		var created int64
+		if err := rows.Scan(&v.Version, &v.Description, &v.Category, &tags, &v.Body, &v.Source, &v.SessionID,
+			&turns, &v.Generation, &v.Note, &created); err != nil {
+			return nil, fmt.Errorf("skill versions: %w", err)
+		}
+		_ = json.Unmarshal([]byte(tags), &v.Tags)
+		_ = json.Unmarshal([]byte(turns), &v.TurnIDs)
+		v.CreatedAt = fromMillis(created)
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("skill %s: %w", name, ErrNotFound)
+	}
+	return out, nil
+}
+
+// SetSkillEnabled enables or disables a skill (re-enabling a retired one).
+func (db *DB) SetSkillEnabled(ctx context.Context, name string, enabled bool) error {
+	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = ? WHERE name = ?", enabled, nowMillis(), name)
+	return affected(res, err, "skill "+name)
+}
+
+// DeleteSkill removes a skill, all its versions and its index entry.
+func (db *DB) DeleteSkill(ctx context.Context, name string) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		if err := tx.QueryRowContext(ctx, "SELECT id FROM skills WHERE name = ?", name).Scan(&id); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("skill %s: %w", name, ErrNotFound)
+			}
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM skills_fts WHERE rowid = ?", id); err != nil {
+			return fmt.Errorf("delete skill: %w", err)
+		}
+		_, err := tx.ExecContext(ctx, "DELETE FROM skills WHERE id = ?", id)
+		return err
+	})
+}
+
+// RevertSkill makes a new version whose content is that of an earlier one.
+func (db *DB) RevertSkill(ctx context.Context, name string, version int) (Skill, error) {
+	versions, err := db.SkillVersions(ctx, name)
+	if err != nil {
+		return Skill{}, err
+	}
+	for _, v := range versions {
+		if v.Version == version {
+			s, _, err := db.PutSkill(ctx, SkillInput{Name: name, Description: v.Description, Category: v.Category,
+				Tags: v.Tags, Body: v.Body, Source: "revert", Note: "revert to version " + strconv.Itoa(version)})
+			return s, err
+		}
+	}
+	return Skill{}, fmt.Errorf("skill %s version %d: %w", name, version, ErrNotFound)
+}
+
+func affected(res sql.Result, err error, what string) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("%s: %w", what, ErrNotFound)
+	}
+	return nil
+}

@@ -1,0 +1,242 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// SkillHit is a search result: a skill and its BM25 relevance (higher is
+// better).
+type SkillHit struct {
+	Skill
+	Score float64
+}
+
+// SearchSkills ranks enabled skills for a free-text query with BM25 over
+// their name, description, tags and body (weighted in that order). Words
+// are matched with Porter stemming; any word may match.
+func (db *DB) SearchSkills(ctx context.Context, query string, limit int) ([]SkillHit, error) {
+	match := FTSQuery(query)
+	if match == "" {
+		return nil, nil
+	}
+	rows, err := db.sql.QueryContext(ctx, `SELECT `+skillCols+`, -bm25(skills_fts, 6.0, 4.0, 3.0, 1.0) AS rank
+		FROM skills_fts f JOIN skills s ON s.id = f.rowid
+		JOIN skill_versions v ON v.skill_id = s.id AND v.version = s.current_version
+		WHERE skills_fts MATCH ? AND s.enabled = 1 ORDER BY rank DESC LIMIT ?`, match, limit)
+	if err != nil {
+		return nil, fmt.Errorf("search skills: %w", err)
+	}
+	defer rows.Close()
+	var out []SkillHit
+	for rows.Next() {
+		var h SkillHit
+		var tags string
+		var created, updated int64
+		if err := rows.Scan(&h.ID, &h.Name, &h.Description, &h.Category, &tags, &h.Body, &h.Version, &h.Enabled,
+			&h.Retired, &h.Source, &created, &updated, &h.Score); err != nil {
+			return nil, fmt.Errorf("search skills: %w", err)
+		}
+		h.Tags = splitTags(tags)
+		h.CreatedAt, h.UpdatedAt = fromMillis(created), fromMillis(updated)
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+func splitTags(js string) []string {
+	js = strings.Trim(js, "[]")
+	if js == "" {
+		return nil
+	}
+	var out []string
+	for _, t := range strings.Split(js, ",") {
+		if s, err := strconv.Unquote(strings.TrimSpace(t)); err == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// FTSQuery turns free text into a safe FTS5 query: its distinct words
+// (letters and digits, at least two characters, stop words removed), each
+// quoted, joined with OR. It returns "" when no word is left.
+func FTSQuery(text string) string {
+	seen := map[string]bool{}
+	var terms []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		if len([]rune(w)) < 2 || stopWords[w] || seen[w] {
+			continue
+		}
+		seen[w] = true
+		terms = append(terms, `"`+w+`"`)
+		if len(terms) == 64 {
+			break
+		}
+	}
+	return strings.Join(terms, " OR ")
+}
+
+// stopWords are common English words that carry no topic.
+var stopWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto
+		is are was were be been being am do does did doing have has had having i me my mine we us our you your
+		he him his she her it its they them their this that these those there here what which who whom whose
+		when where why how all any both each few more most other some such no nor not only own same so than too
+		very can will just should could would may might must shall now also about above after again against
+		before below between down during further once out over under until up while as s t don isn aren wasn
+		weren hasn haven hadn doesn didn won wouldn shan shouldn couldn mustn let lets please thanks thank hi
+		hello hey ok okay yes yeah get got make want need like im ive id youre its`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// Meta keys.
+const metaSkillGeneration = "skill_generation"
+
+// SkillGeneration returns the current skill generation (0 before any
+// evolution).
+func (db *DB) SkillGeneration(ctx context.Context) (int, error) {
+	return metaInt(ctx, db.sql, metaSkillGeneration)
+}
+
+type queryRower interface {
+	QueryRowContext(ctx context.Context, q string, args ...any) *sql.Row
+}
+
+func metaInt(ctx context.Context, q queryRower, key string) (int, error) {
+	var v string
+	err := q.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("read %s: %w", key, err)
+	}
+	return strconv.Atoi(v)
+}
+
+// SkillChange is one operation of an evolution.
+type SkillChange struct {
+	Op    string // add, update, retire
+	Input SkillInput
+}
+
+// Evolution is one evolver run, as recorded in the log.
+type Evolution struct {
+	ID         int64
+	Generation int
+	SessionID  string
+	Status     string // applied, rejected, empty
+	Ops        string // JSON of the operations
+	Error      string
+	CreatedAt  int64
+}
+
+// ApplyEvolution applies an evolution's changes, bumps the skill generation
+// once and logs the evolution, all in one transaction. Each change's
+// version is stamped with the new generation. It returns the generation.
+func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evolution) (int, error) {
+	var gen int
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		cur, err := metaInt(ctx, tx, metaSkillGeneration)
+		if err != nil {
+			return err
+		}
+		gen = cur + 1
+		for _, ch := range changes {
+			ch.Input.Generation = gen
+			if err := applyChange(ctx, tx, ch); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, metaSkillGeneration, strconv.Itoa(gen)); err != nil {
+			return fmt.Errorf("bump generation: %w", err)
+		}
+		evo.Generation, evo.Status = gen, "applied"
+		return logEvolution(ctx, tx, evo)
+	})
+	return gen, err
+}
+
+func applyChange(ctx context.Context, tx *sql.Tx, ch SkillChange) error {
+	switch ch.Op {
+	case "add", "update":
+		_, err := putSkill(ctx, tx, ch.Input)
+		return err
+	case "retire":
+		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 0, retired = 1, updated_at = ? WHERE name = ?", nowMillis(), ch.Input.Name)
+		return affected(res, err, "retire skill "+ch.Input.Name)
+	}
+	return fmt.Errorf("unknown skill operation %q", ch.Op)
+}
+
+// LogEvolution records an evolution that changed nothing (rejected or
+// empty).
+func (db *DB) LogEvolution(ctx context.Context, evo Evolution) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error { return logEvolution(ctx, tx, evo) })
+}
+
+func logEvolution(ctx context.Context, tx *sql.Tx, evo Evolution) error {
+	if evo.Ops == "" {
+		evo.Ops = "[]"
+	}
+	_, err := tx.ExecContext(ctx, `INSERT INTO evolutions(generation, session_id, status, ops, error, created_at) VALUES(?,?,?,?,?,?)`,
+		evo.Generation, evo.SessionID, evo.Status, evo.Ops, evo.Error, nowMillis())
+	if err != nil {
+		return fmt.Errorf("log evolution: %w", err)
+	}
+	return nil
+}
+
+// Evolutions returns the most recent evolutions, newest first.
+func (db *DB) Evolutions(ctx context.Context, limit int) ([]Evolution, error) {
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, generation, session_id, status, ops, error, created_at
+		FROM evolutions ORDER BY id DESC LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("list evolutions: %w", err)
+	}
+	defer rows.Close()
+	var out []Evolution
+	for rows.Next() {
+		var e Evolution
+		if err := rows.Scan(&e.ID, &e.Generation, &e.SessionID, &e.Status, &e.Ops, &e.Error, &e.CreatedAt); err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Meta returns a value from the meta table ("" when unset).
+func (db *DB) Meta(ctx context.Context, key string) (string, error) {
+	var v string
+	err := db.sql.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", key, err)
+	}
+	return v, nil
+}
+
+// SetMeta sets a value in the meta table.
+func (db *DB) SetMeta(ctx context.Context, key, value string) error {
+	_, err := db.sql.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+		ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return nil
+}
