@@ -143,7 +143,12 @@ func (a *App) Start(ctx context.Context) error {
 		a.log.Warn("setup needed", "problem", p)
 	}
 	a.started = time.Now()
-	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health, Recorder: a.db})
+	var injectors []proxy.Injector
+	if inj := a.setupSkills(ctx, cfg); inj != nil {
+		injectors = append(injectors, inj)
+	}
+	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
+		Recorder: a.db, Injectors: injectors})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {
 		return err

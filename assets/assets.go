@@ -1,11 +1,13 @@
 // Package assets holds MetaClaw's embedded files: the tray and app icons
-// (one per state) and, later, the web page's CSS and JavaScript. It imports
+// (one per state), the starter skill bank, and later the web page's CSS
+// and JavaScript. It imports
 // nothing from the project; anything may import it.
 package assets
 
 import (
 	"embed"
 	"fmt"
+	"io/fs"
 )
 
 //go:generate go run ./internal/iconsgen icons
@@ -28,4 +30,17 @@ func Icon(state string, size int) ([]byte, error) {
 		return nil, fmt.Errorf("icon %s/%d: %w", state, size, err)
 	}
 	return b, nil
+}
+
+//go:embed skills
+var skills embed.FS
+
+// Skills returns the starter skill bank: one directory per skill holding
+// its SKILL.md.
+func Skills() fs.FS {
+	sub, err := fs.Sub(skills, "skills")
+	if err != nil {
+		panic(err) // the embedded tree always has this directory
+	}
+	return sub
 }

@@ -29,8 +29,10 @@ func (s *slowStore) RecordTurns(ctx context.Context, turns []*store.Turn) error 
 	}
 	return nil
 }
-func (s *slowStore) EndSession(context.Context, string, string, time.Time) (bool, error) { return false, nil }
-func (s *slowStore) IdleSessions(context.Context, time.Time) ([]string, error)        { return nil, nil }
+func (s *slowStore) EndSession(context.Context, string, string, time.Time) (bool, error) {
+	return false, nil
+}
+func (s *slowStore) IdleSessions(context.Context, time.Time) ([]string, error) { return nil, nil }
 
 func TestSlowOrFailingStoreNeverDelaysResponses(t *testing.T) {
 	t.Parallel()

@@ -79,6 +79,9 @@ type Skills struct {
 	MaxTokens        int    `key:"max_tokens" default:"1500" min:"0" doc:"token budget for injected skills"`
 	AutoEvolve       bool   `key:"auto_evolve" default:"true" doc:"evolve skills after each session"`
 	EvolveEveryTurns int    `key:"evolution_every_n_turns" default:"20" min:"0" doc:"also evolve every this many main turns of a session; 0 = only at session end"`
+	EmbeddingAPIBase string `key:"embedding_api_base" check:"url" doc:"OpenAI-compatible /v1/embeddings base URL for embedding retrieval; empty = llm.api_base"`
+	EmbeddingAPIKey  string `key:"embedding_api_key" secret:"true" doc:"embeddings API key; empty = llm.api_key"`
+	EmbeddingModel   string `key:"embedding_model" default:"text-embedding-3-small" doc:"embedding model"`
 	GeneralTopK      int    `key:"general_top_k" default:"2" min:"0" max:"20" doc:"most general-habit skills injected per turn (they count against max_tokens)"`
 }
 

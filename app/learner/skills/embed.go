@@ -1,0 +1,106 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/metaclaw/metaclaw/store"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// Embedder turns texts into vectors through an OpenAI-compatible
+// /v1/embeddings endpoint, caching every vector in the store by model and
+// text hash.
+type Embedder struct {
+	client openai.Client
+	model  string
+	db     *store.DB
+}
+
+// NewEmbedder makes an embedder for baseURL (ending in /v1), key and model.
+func NewEmbedder(db *store.DB, baseURL, key, model string) *Embedder {
+	c := openai.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey(key),
+		option.WithRequestTimeout(20*time.Second), option.WithMaxRetries(2))
+	return &Embedder{client: c, model: model, db: db}
+}
+
+// Embed returns one unit-length vector per text, from the cache where it
+// can.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var missing []int
+	for i, t := range texts {
+		v, ok, err := e.db.CachedEmbedding(ctx, e.model, t)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out[i] = v
+		} else {
+			missing = append(missing, i)
+		}
+	}
+	for start := 0; start < len(missing); start += 64 {
+		batch := missing[start:min(start+64, len(missing))]
+		if err := e.fetch(ctx, texts, batch, out); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+func (e *Embedder) fetch(ctx context.Context, texts []string, idx []int, out [][]float32) error {
+	inputs := make([]string, len(idx))
+	for i, j := range idx {
+		inputs[i] = texts[j]
+	}
+	resp, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{Model: e.model,
+		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs}})
+	if err != nil {
+		return fmt.Errorf("embeddings: %w", err)
+	}
+	if len(resp.Data) != len(idx) {
+		return fmt.Errorf("embeddings: asked for %d vectors, got %d", len(idx), len(resp.Data))
+	}
+	for _, d := range resp.Data {
+		if d.Index < 0 || int(d.Index) >= len(idx) {
+			return fmt.Errorf("embeddings: index %d out of range", d.Index)
+		}
+		v := normalise(d.Embedding)
+		j := idx[d.Index]
+		out[j] = v
+		if err := e.db.PutEmbedding(ctx, e.model, texts[j], v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func normalise(v []float64) []float32 {
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	n = math.Sqrt(n)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		if n > 0 {
+			out[i] = float32(x / n)
+		}
+	}
+	return out
+}
+
+func cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}

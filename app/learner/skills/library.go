@@ -1,0 +1,142 @@
+package skills
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// FileError is a skill file that could not be used, and why.
+type FileError struct {
+	Path string
+	Err  error
+}
+
+func (e FileError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// ImportReport says what an import did.
+type ImportReport struct {
+	Added, Updated, Unchanged []string
+	Errors                    []FileError
+}
+
+// skillFiles finds the skill files of a directory: the reference layout
+// DIR/<name>/SKILL.md, and flat DIR/*.md files.
+func skillFiles(fsys fs.FS) ([]string, error) {
+	var files []string
+	entries, err := fs.ReadDir(fsys, ".")
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		switch {
+		case e.IsDir():
+			p := path.Join(e.Name(), "SKILL.md")
+			if _, err := fs.Stat(fsys, p); err == nil {
+				files = append(files, p)
+			}
+		case strings.EqualFold(path.Ext(e.Name()), ".md") && !strings.EqualFold(e.Name(), "README.md"):
+			files = append(files, e.Name())
+		}
+	}
+	sort.Strings(files)
+	return files, nil
+}
+
+// ImportFS reads every skill file of fsys and stores the valid ones with
+// the given source; an invalid file is reported with its path and reason
+// and skipped as a whole.
+func ImportFS(ctx context.Context, db *store.DB, fsys fs.FS, source string) (ImportReport, error) {
+	var rep ImportReport
+	files, err := skillFiles(fsys)
+	if err != nil {
+		return rep, fmt.Errorf("read skill directory: %w", err)
+	}
+	for _, f := range files {
+		in, err := parseFile(fsys, f)
+		if err != nil {
+			rep.Errors = append(rep.Errors, FileError{Path: f, Err: err})
+			continue
+		}
+		in.Source = source
+		before, getErr := db.Skill(ctx, in.Name)
+		s, changed, err := db.PutSkill(ctx, in)
+		if err != nil {
+			return rep, err
+		}
+		switch {
+		case errors.Is(getErr, store.ErrNotFound):
+			rep.Added = append(rep.Added, s.Name)
+		case changed || before.Retired || !before.Enabled:
+			rep.Updated = append(rep.Updated, s.Name)
+		default:
+			rep.Unchanged = append(rep.Unchanged, s.Name)
+		}
+	}
+	return rep, nil
+}
+
+func parseFile(fsys fs.FS, p string) (store.SkillInput, error) {
+	data, err := fs.ReadFile(fsys, p)
+	if err != nil {
+		return store.SkillInput{}, err
+	}
+	in, err := Parse(data)
+	if err != nil {
+		return in, err
+	}
+	if dir := path.Dir(p); dir != "." && dir != in.Name {
+		return in, fmt.Errorf("name %q does not match its directory %q", in.Name, dir)
+	}
+	return in, nil
+}
+
+// ImportDir imports a directory on disk.
+func ImportDir(ctx context.Context, db *store.DB, dir string) (ImportReport, error) {
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return ImportReport{}, fmt.Errorf("%s is not a directory", dir)
+	}
+	return ImportFS(ctx, db, os.DirFS(dir), "import")
+}
+
+// ExportDir writes every skill (disabled ones too) as DIR/<name>/SKILL.md.
+func ExportDir(ctx context.Context, db *store.DB, dir string) (int, error) {
+	all, err := db.Skills(ctx, true)
+	if err != nil {
+		return 0, err
+	}
+	for _, s := range all {
+		p := filepath.Join(dir, s.Name)
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			return 0, fmt.Errorf("export %s: %w", s.Name, err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "SKILL.md"), Format(s), 0o644); err != nil {
+			return 0, fmt.Errorf("export %s: %w", s.Name, err)
+		}
+	}
+	return len(all), nil
+}
+
+const metaStarter = "starter_skills_installed"
+
+// InstallStarter imports the starter bank the first time it runs on a
+// database; later runs do nothing, so deleted starter skills stay deleted.
+func InstallStarter(ctx context.Context, db *store.DB, bank fs.FS) (ImportReport, error) {
+	done, err := db.Meta(ctx, metaStarter)
+	if err != nil || done != "" {
+		return ImportReport{}, err
+	}
+	rep, err := ImportFS(ctx, db, bank, "starter")
+	if err != nil {
+		return rep, err
+	}
+	return rep, db.SetMeta(ctx, metaStarter, "1")
+}
