@@ -102,7 +102,7 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 	same, err := sameContent(ctx, tx, id, cur, in)
 	if err != nil || same {
 		if err == nil {
-			_, err = tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0 WHERE id = ? AND retired = 1", id)
+			_, err = tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = ? WHERE id = ? AND retired = 1", now, id)
 		}
 		return false, err
 	}

@@ -25,10 +25,14 @@ func (db *DB) SearchSkills(ctx context.Context, query string, limit int) ([]Skil
 	if match == "" {
 		return nil, nil
 	}
-	rows, err := db.sql.QueryContext(ctx, `SELECT `+skillCols+`, -bm25(skills_fts, 6.0, 4.0, 3.0, 1.0) AS rank
-		FROM skills_fts f JOIN skills s ON s.id = f.rowid
+	// Rank inside the index first and join only the best few: joining
+	// every matching row before sorting costs more than the ranking.
+	rows, err := db.sql.QueryContext(ctx, `WITH best AS (
+			SELECT rowid AS id, -bm25(skills_fts, 6.0, 4.0, 3.0, 1.0) AS rank FROM skills_fts
+			WHERE skills_fts MATCH ? ORDER BY rank DESC LIMIT ?)
+		SELECT `+skillCols+`, best.rank FROM best JOIN skills s ON s.id = best.id
 		JOIN skill_versions v ON v.skill_id = s.id AND v.version = s.current_version
-		WHERE skills_fts MATCH ? AND s.enabled = 1 ORDER BY rank DESC LIMIT ?`, match, limit)
+		WHERE s.enabled = 1 ORDER BY best.rank DESC LIMIT ?`, match, limit*2+8, limit)
 	if err != nil {
 		return nil, fmt.Errorf("search skills: %w", err)
 	}
@@ -240,3 +244,18 @@ func (db *DB) SetMeta(ctx context.Context, key, value string) error {
 	}
 	return nil
 }
+
+// SkillsStamp changes whenever a skill is added, changed, enabled,
+// disabled, retired or deleted; readers use it to know when to reload.
+func (db *DB) SkillsStamp(ctx context.Context) (string, error) {
+	var n, maxUpdated, maxID int64
+	err := db.sql.QueryRowContext(ctx, "SELECT count(*), coalesce(max(updated_at), 0), coalesce(max(id), 0) FROM skills").Scan(&n, &maxUpdated, &maxID)
+	if err != nil {
+		return "", fmt.Errorf("skills stamp: %w", err)
+	}
+	return fmt.Sprintf("%d/%d/%d", n, maxUpdated, maxID), nil
+}
+
+// IsStopWord reports whether w (lower case) is a common word that carries
+// no topic, as FTSQuery drops them.
+func IsStopWord(w string) bool { return stopWords[w] }

@@ -63,14 +63,9 @@ type Retriever struct {
 	opts Options
 	emb  *Embedder // nil: keyword only
 
-	mu       sync.Mutex // guards index and loadedAt
-	index    []indexed
-	loadedAt time.Time
-}
-
-type indexed struct {
-	skill store.Skill
-	vec   []float32
+	mu      sync.Mutex // guards lib and checked
+	lib     *library
+	checked time.Time
 }
 
 // NewRetriever makes a retriever; emb may be nil, and then every mode
@@ -128,14 +123,14 @@ func (r *Retriever) candidates(ctx context.Context, q string) ([]candidate, erro
 }
 
 func (r *Retriever) keyword(ctx context.Context, q string) ([]candidate, error) {
-	hits, err := r.db.SearchSkills(ctx, q, r.opts.Candidates+r.opts.GeneralTopK)
+	lib, err := r.library(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []candidate
-	for _, h := range hits {
-		if h.Score >= r.opts.MinBM25 {
-			out = append(out, candidate{skill: h.Skill, score: h.Score})
+	for _, c := range lib.bm25.search(q, r.opts.Candidates+r.opts.GeneralTopK) {
+		if c.score >= r.opts.MinBM25 {
+			out = append(out, c)
 		}
 	}
 	return out, nil

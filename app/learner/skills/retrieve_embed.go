@@ -5,11 +5,44 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/store"
 )
 
-// indexTTL is how long the in-memory embedding index is reused before the
-// skill list is read again.
-const indexTTL = 10 * time.Second
+// checkEvery is how often the library's stamp is read to see whether
+// skills changed (the in-memory indexes are rebuilt when they did).
+const checkEvery = 2 * time.Second
+
+// library is a snapshot of the enabled skills with their indexes.
+type library struct {
+	stamp string
+	bm25  *bm25Index
+	vecs  [][]float32 // parallel to bm25.docs; nil until embeddings are needed
+}
+
+// library returns the current snapshot, rebuilding it when the skills
+// changed since it was made.
+func (r *Retriever) library(ctx context.Context) (*library, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.lib != nil && time.Since(r.checked) < checkEvery {
+		return r.lib, nil
+	}
+	stamp, err := r.db.SkillsStamp(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r.checked = time.Now()
+	if r.lib != nil && r.lib.stamp == stamp {
+		return r.lib, nil
+	}
+	all, err := r.db.Skills(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	r.lib = &library{stamp: stamp, bm25: buildIndex(all)}
+	return r.lib, nil
+}
 
 // embedText is what a skill's vector is computed from.
 func embedText(name, description string, tags []string, body string) string {
@@ -21,7 +54,7 @@ func embedText(name, description string, tags []string, body string) string {
 
 // embedding ranks enabled skills by cosine similarity to the query.
 func (r *Retriever) embedding(ctx context.Context, q string) ([]candidate, error) {
-	idx, err := r.loadIndex(ctx)
+	docs, vecs, err := r.vectors(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -30,9 +63,9 @@ func (r *Retriever) embedding(ctx context.Context, q string) ([]candidate, error
 		return nil, err
 	}
 	var out []candidate
-	for _, it := range idx {
-		if s := cosine(qv[0], it.vec); s >= r.opts.MinCosine {
-			out = append(out, candidate{skill: it.skill, score: s})
+	for i, v := range vecs {
+		if s := cosine(qv[0], v); s >= r.opts.MinCosine {
+			out = append(out, candidate{skill: docs[i], score: s})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].score > out[j].score })
@@ -42,31 +75,25 @@ func (r *Retriever) embedding(ctx context.Context, q string) ([]candidate, error
 	return out, nil
 }
 
-// loadIndex returns every enabled skill with its vector, refreshing the
-// in-memory copy after indexTTL. Vectors come from the store's cache, so a
-// refresh only calls the endpoint for new or changed skills.
-func (r *Retriever) loadIndex(ctx context.Context) ([]indexed, error) {
+// vectors returns the snapshot's skills and their vectors, computing the
+// vectors (through the store's cache) the first time they are needed.
+func (r *Retriever) vectors(ctx context.Context) ([]store.Skill, [][]float32, error) {
+	lib, err := r.library(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.index != nil && time.Since(r.loadedAt) < indexTTL {
-		return r.index, nil
+	if lib.vecs == nil {
+		texts := make([]string, len(lib.bm25.docs))
+		for i, s := range lib.bm25.docs {
+			texts[i] = embedText(s.Name, s.Description, s.Tags, s.Body)
+		}
+		vecs, err := r.emb.Embed(ctx, texts)
+		if err != nil {
+			return nil, nil, err
+		}
+		lib.vecs = vecs
 	}
-	all, err := r.db.Skills(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	texts := make([]string, len(all))
-	for i, s := range all {
-		texts[i] = embedText(s.Name, s.Description, s.Tags, s.Body)
-	}
-	vecs, err := r.emb.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	idx := make([]indexed, len(all))
-	for i, s := range all {
-		idx[i] = indexed{skill: s, vec: vecs[i]}
-	}
-	r.index, r.loadedAt = idx, time.Now()
-	return idx, nil
+	return lib.bm25.docs, lib.vecs, nil
 }

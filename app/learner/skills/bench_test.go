@@ -1,0 +1,100 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metaclaw/metaclaw/assets"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// synthLibrary adds n synthetic skills whose words come from the starter
+// bank's vocabulary, so queries hit realistic posting lists.
+func synthLibrary(b *testing.B, db *store.DB, n int) {
+	ctx := context.Background()
+	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
+		b.Fatal(err)
+	}
+	starter, _ := db.Skills(ctx, false)
+	var vocab []string
+	for _, s := range starter {
+		vocab = append(vocab, strings.Fields(strings.ToLower(s.Description+" "+s.Body))...)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := func(k int) string {
+		w := make([]string, k)
+		for i := range w {
+			w[i] = vocab[rng.IntN(len(vocab))]
+		}
+		return strings.Join(w, " ")
+	}
+	for i := len(starter); i < n; i++ {
+		in := store.SkillInput{Name: fmt.Sprintf("synthetic-skill-%d", i), Description: "Use when " + words(18),
+			Category: Categories[i%len(Categories)], Tags: strings.Fields(words(3)), Body: words(120), Source: "bench"}
+		if _, _, err := db.PutSkill(ctx, in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRetrieval measures Select (keyword, the default) over the
+// labelled queries with 1,000 and 10,000 skills: p50/p99 latency and the
+// mean tokens injected per turn.
+func BenchmarkRetrieval(b *testing.B) {
+	for _, n := range []int{1000, 10000} {
+		b.Run(fmt.Sprintf("skills=%d", n), func(b *testing.B) {
+			db := openDB(b)
+			synthLibrary(b, db, n)
+			qs := loadQueries(b)
+			opts := Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500, MinBM25: DefaultMinBM25}
+			r := NewRetriever(db, opts, nil)
+			ctx := context.Background()
+			buildStart := time.Now() // the first Select loads the library and builds the index
+			if _, err := r.Select(ctx, []Message{{Role: "user", Text: "warm up"}}); err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(time.Since(buildStart).Milliseconds()), "index-build-ms")
+			lat := make([]time.Duration, 0, b.N)
+			tokens := 0
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := qs[i%len(qs)]
+				start := time.Now()
+				sel, err := r.Select(ctx, []Message{{Role: "user", Text: q.Query}})
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					b.Fatal(err)
+				}
+				tokens += sel.Tokens
+			}
+			b.StopTimer()
+			sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-us")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-us")
+			b.ReportMetric(float64(tokens)/float64(b.N), "tokens/turn")
+		})
+	}
+}
+
+// BenchmarkStarterInjection reports the mean tokens injected per turn over
+// the labelled queries with the starter bank alone (the first-run case).
+func BenchmarkStarterInjection(b *testing.B) {
+	db := openDB(b)
+	ctx := context.Background()
+	InstallStarter(ctx, db, assets.Skills())
+	r := NewRetriever(db, Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500, MinBM25: DefaultMinBM25}, nil)
+	qs := loadQueries(b)
+	tokens, skills := 0, 0
+	for i := 0; i < b.N; i++ {
+		sel, _ := r.Select(ctx, []Message{{Role: "user", Text: qs[i%len(qs)].Query}})
+		tokens += sel.Tokens
+		skills += len(sel.Skills)
+	}
+	b.ReportMetric(float64(tokens)/float64(b.N), "tokens/turn")
+	b.ReportMetric(float64(skills)/float64(b.N), "skills/turn")
+}
