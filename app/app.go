@@ -61,13 +61,14 @@ type App struct {
 	mu  sync.Mutex // guards cfg
 	cfg config.Config
 
-	proxy  *proxy.Server
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	done   chan struct{} // closed when a service stops on its own
-	once   sync.Once
-	errMu  sync.Mutex // guards err
-	err    error
+	proxy       *proxy.Server
+	subscribers []func(proxy.Event) // receivers of the proxy's events
+	cancel      context.CancelFunc
+	wg          sync.WaitGroup
+	done        chan struct{} // closed when a service stops on its own
+	once        sync.Once
+	errMu       sync.Mutex // guards err
+	err         error
 }
 
 // New takes the data directory's lock, opens the database and loads the
@@ -155,6 +156,7 @@ func (a *App) Start(ctx context.Context) error {
 	}
 	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, a.opts.Grace) })
+	a.goService(ctx, "events", a.pumpEvents)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,
 		ProxyURL: a.ProxyURL(), Home: a.opts.Home, Exe: exe}
