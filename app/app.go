@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -63,6 +64,8 @@ type App struct {
 
 	proxy       *proxy.Server
 	subscribers []func(proxy.Event) // receivers of the proxy's events
+	learner     *learner.Learner
+	pause       pauseCache
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 	done        chan struct{} // closed when a service stops on its own
@@ -93,6 +96,7 @@ func New(opts Options) (*App, error) {
 		lock.Release()
 		return nil, err
 	}
+	a.pause.db = a.db
 	return a, nil
 }
 
@@ -156,6 +160,7 @@ func (a *App) Start(ctx context.Context) error {
 	}
 	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, a.opts.Grace) })
+	a.startLearner(ctx)
 	a.goService(ctx, "events", a.pumpEvents)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,

@@ -61,6 +61,7 @@ func (db *DB) PutSkill(ctx context.Context, in SkillInput) (s Skill, changed boo
 		changed, err = putSkill(ctx, tx, in)
 		return err
 	})
+	db.skillEpoch.Add(1)
 	if err != nil {
 		return Skill{}, false, err
 	}
@@ -242,11 +243,13 @@ func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, e
 // SetSkillEnabled enables or disables a skill (re-enabling a retired one).
 func (db *DB) SetSkillEnabled(ctx context.Context, name string, enabled bool) error {
 	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = ? WHERE name = ?", enabled, nowMillis(), name)
+	db.skillEpoch.Add(1)
 	return affected(res, err, "skill "+name)
 }
 
 // DeleteSkill removes a skill, all its versions and its index entry.
 func (db *DB) DeleteSkill(ctx context.Context, name string) error {
+	defer db.skillEpoch.Add(1)
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, "SELECT id FROM skills WHERE name = ?", name).Scan(&id); err != nil {
@@ -288,3 +291,6 @@ func affected(res sql.Result, err error, what string) error {
 	}
 	return nil
 }
+
+// SkillsEpoch changes after every skill change made through this handle.
+func (db *DB) SkillsEpoch() int64 { return db.skillEpoch.Load() }

@@ -150,6 +150,7 @@ type Evolution struct {
 // once and logs the evolution, all in one transaction. Each change's
 // version is stamped with the new generation. It returns the generation.
 func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evolution) (int, error) {
+	defer db.skillEpoch.Add(1)
 	var gen int
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		cur, err := metaInt(ctx, tx, metaSkillGeneration)

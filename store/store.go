@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -26,6 +27,9 @@ const BusyTimeout = 10 * time.Second
 type DB struct {
 	sql  *sql.DB
 	path string
+	// skillEpoch counts skill changes made through this handle, so
+	// in-process readers (the retriever) notice them at once.
+	skillEpoch atomic.Int64
 }
 
 // Open opens (creating if needed) the database at path, sets WAL mode, the

@@ -10,11 +10,14 @@ import (
 )
 
 // checkEvery is how often the library's stamp is read to see whether
-// skills changed (the in-memory indexes are rebuilt when they did).
+// another process (the CLI) changed skills; changes made through the same
+// store handle (the evolver, the web page) are seen at once through its
+// epoch. The in-memory indexes are rebuilt when either moved.
 const checkEvery = 2 * time.Second
 
 // library is a snapshot of the enabled skills with their indexes.
 type library struct {
+	epoch int64 // the store's SkillsEpoch when the snapshot was made
 	stamp string
 	bm25  *bm25Index
 	vecs  [][]float32 // parallel to bm25.docs; nil until embeddings are needed
@@ -25,7 +28,8 @@ type library struct {
 func (r *Retriever) library(ctx context.Context) (*library, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.lib != nil && time.Since(r.checked) < checkEvery {
+	epoch := r.db.SkillsEpoch()
+	if r.lib != nil && r.lib.epoch == epoch && time.Since(r.checked) < checkEvery {
 		return r.lib, nil
 	}
 	stamp, err := r.db.SkillsStamp(ctx)
@@ -33,14 +37,14 @@ func (r *Retriever) library(ctx context.Context) (*library, error) {
 		return nil, err
 	}
 	r.checked = time.Now()
-	if r.lib != nil && r.lib.stamp == stamp {
+	if r.lib != nil && r.lib.stamp == stamp && r.lib.epoch == epoch {
 		return r.lib, nil
 	}
 	all, err := r.db.Skills(ctx, false)
 	if err != nil {
 		return nil, err
 	}
-	r.lib = &library{stamp: stamp, bm25: buildIndex(all)}
+	r.lib = &library{epoch: epoch, stamp: stamp, bm25: buildIndex(all)}
 	return r.lib, nil
 }
 

@@ -1,0 +1,272 @@
+// Package learner is the learning service behind the proxy. The app
+// forwards the proxy's events to it (Notify): when a main turn is recorded
+// it has the judge score the session's previous main turn, with this turn
+// as evidence; when a session ends it scores the last main turn (evidence
+// "session_end") and then runs the skill evolver on the session; with
+// skills.evolution_every_n_turns it also evolves every N main turns.
+// Nothing is judged or evolved while learning is paused.
+//
+// Work is bounded: a capped event queue (events beyond it are dropped and
+// counted), a few judge workers, and one evolver at a time. Serve owns
+// every goroutine and returns when its context ends, after in-flight work
+// finishes or, past a bounded wait, is abandoned.
+//
+// The app imports this package; it imports store, store/config and its own
+// subpackages (llm, judge, evolve, redact), never proxy or app.
+package learner
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/evolve"
+	"github.com/metaclaw/metaclaw/app/learner/judge"
+	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// Event kinds, the same as the proxy's.
+const (
+	EventTurnRecorded = "turn_recorded"
+	EventSessionEnded = "session_ended"
+)
+
+// Event tells the learner that a turn was stored or a session ended.
+type Event struct {
+	Kind      string
+	SessionID string
+	TurnID    int64  // EventTurnRecorded
+	TurnType  string // EventTurnRecorded: "main" or "side"
+	Reason    string // EventSessionEnded: "done", "idle", …
+	At        time.Time
+}
+
+// Defaults of Options.
+const (
+	DefaultQueueSize        = 256
+	DefaultJudgeConcurrency = 4
+	DefaultDrainTimeout     = 10 * time.Second
+	// judgeWaitForEvolve bounds how long an evolution waits for the
+	// judging of its session to finish.
+	judgeWaitForEvolve = 3 * time.Minute
+)
+
+// Options configure a Learner.
+type Options struct {
+	DB               *store.DB
+	Config           config.Config
+	Logger           *slog.Logger     // nil discards
+	Paused           func() bool      // nil = never paused
+	Now              func() time.Time // nil = time.Now
+	QueueSize        int              // events and judge jobs waiting; 0 = DefaultQueueSize
+	JudgeConcurrency int              // turns judged at once; 0 = DefaultJudgeConcurrency
+	DrainTimeout     time.Duration    // wait for in-flight work at shutdown; 0 = DefaultDrainTimeout
+}
+
+// Stats counts what the learner did since it was made.
+type Stats struct {
+	Judged             int64 // scores stored
+	JudgeFailed        int64 // turns no vote could score, or whose score could not be stored
+	Evolutions         int64 // evolutions applied
+	EvolutionsRejected int64
+	EvolutionsEmpty    int64 // the evolver proposed nothing
+	EvolveFailed       int64 // the evolver could not run (model or database error)
+	Skipped            int64 // work skipped because learning was paused
+	Dropped            int64 // events or jobs dropped because a queue was full
+}
+
+// Learner is the learning service. Make it with New.
+type Learner struct {
+	db     *store.DB
+	log    *slog.Logger
+	paused func() bool
+	now    func() time.Time
+	opts   Options
+
+	events     chan Event
+	judgeJobs  chan judgeJob
+	evolveJobs chan evolveJob
+	pending    inflight // judge jobs per session, so that evolution waits for them
+	serving    atomic.Bool
+
+	// sessions is owned by the dispatch goroutine.
+	sessions map[string]*sessionState
+
+	mu      sync.Mutex // guards the fields below
+	cfg     config.Config
+	judge   *judge.Judge    // nil when the judge is off
+	evolver *evolve.Evolver // nil when the evolver has no endpoint
+	queued  map[string]bool // sessions with an evolution waiting
+	skipLog time.Time       // last "paused" log line
+	dropLog time.Time       // last "dropped" log line
+
+	judged, judgeFailed, evolutions, rejected, empty, evolveFailed, skipped, dropped atomic.Int64
+}
+
+// New returns a learner; call Serve to run it.
+func New(opts Options) *Learner {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Paused == nil {
+		opts.Paused = func() bool { return false }
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	opts.QueueSize = defaultInt(opts.QueueSize, DefaultQueueSize)
+	opts.JudgeConcurrency = defaultInt(opts.JudgeConcurrency, DefaultJudgeConcurrency)
+	if opts.DrainTimeout <= 0 {
+		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	l := &Learner{
+		db: opts.DB, log: opts.Logger.With("component", "learner"), paused: opts.Paused, now: opts.Now, opts: opts,
+		events:     make(chan Event, opts.QueueSize),
+		judgeJobs:  make(chan judgeJob, opts.QueueSize),
+		evolveJobs: make(chan evolveJob, 64),
+		sessions:   map[string]*sessionState{},
+		queued:     map[string]bool{},
+	}
+	l.SetConfig(opts.Config)
+	return l
+}
+
+func defaultInt(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// SetConfig applies a new configuration to later work: judge and evolver
+// endpoints, votes, auto-evolution and its cadence.
+func (l *Learner) SetConfig(cfg config.Config) {
+	j := l.buildJudge(cfg)
+	ev := l.buildEvolver(cfg)
+	l.mu.Lock()
+	l.cfg, l.judge, l.evolver = cfg, j, ev
+	l.mu.Unlock()
+}
+
+func (l *Learner) buildJudge(cfg config.Config) *judge.Judge {
+	if cfg.RL.PRMVotes <= 0 {
+		l.log.Info("judge off: rl.prm_votes is 0")
+		return nil
+	}
+	ep, err := llm.EndpointFor(cfg, llm.RoleJudge)
+	if err != nil {
+		l.log.Warn("judge off", "error", err)
+		return nil
+	}
+	return judge.New(judge.Options{Client: llm.New(ep), Model: ep.Model, Votes: cfg.RL.PRMVotes})
+}
+
+func (l *Learner) buildEvolver(cfg config.Config) *evolve.Evolver {
+	ep, err := llm.EndpointFor(cfg, llm.RoleEvolver)
+	if err != nil {
+		l.log.Warn("skill evolver off", "error", err)
+		return nil
+	}
+	return evolve.New(evolve.Options{DB: l.db, Client: llm.New(ep), Logger: l.log})
+}
+
+// current returns the configuration and components in use.
+func (l *Learner) current() (config.Config, *judge.Judge, *evolve.Evolver) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cfg, l.judge, l.evolver
+}
+
+// Notify hands an event to the learner without blocking; when the queue is
+// full the event is dropped and counted.
+func (l *Learner) Notify(ev Event) {
+	select {
+	case l.events <- ev:
+	default:
+		l.drop("event queue full", "kind", ev.Kind, "session", ev.SessionID)
+	}
+}
+
+// Stats returns the counters.
+func (l *Learner) Stats() Stats {
+	return Stats{
+		Judged: l.judged.Load(), JudgeFailed: l.judgeFailed.Load(), Evolutions: l.evolutions.Load(),
+		EvolutionsRejected: l.rejected.Load(), EvolutionsEmpty: l.empty.Load(), EvolveFailed: l.evolveFailed.Load(),
+		Skipped: l.skipped.Load(), Dropped: l.dropped.Load(),
+	}
+}
+
+// ErrServing is returned by a second, concurrent call of Serve.
+var ErrServing = errors.New("learner: already serving")
+
+// Serve runs the learner until ctx ends. It then stops taking work, waits
+// up to DrainTimeout for judging and evolution in flight, cancels what is
+// left and returns nil once every goroutine it started has ended. Queued
+// work that had not started is dropped: the events are in the database and
+// a restart does not replay them.
+func (l *Learner) Serve(ctx context.Context) error {
+	if !l.serving.CompareAndSwap(false, true) {
+		return ErrServing
+	}
+	defer l.serving.Store(false)
+	work, cancelWork := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelWork()
+	var wg sync.WaitGroup
+	for range l.opts.JudgeConcurrency {
+		wg.Go(func() { l.judgeWorker(ctx, work) })
+	}
+	wg.Go(func() { l.evolveWorker(ctx, work) })
+	l.dispatch(ctx)
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	timer := time.NewTimer(l.opts.DrainTimeout)
+	defer timer.Stop()
+	select {
+	case <-done:
+	case <-timer.C:
+		l.log.Warn("learner: abandoning work in flight at shutdown", "waited", l.opts.DrainTimeout)
+		cancelWork()
+		<-done
+	}
+	l.discardJobs()
+	return nil
+}
+
+// isPaused reports whether learning is paused, counting and (at most once
+// a minute) logging the skipped work.
+func (l *Learner) isPaused(what string, args ...any) bool {
+	if !l.paused() {
+		return false
+	}
+	l.skipped.Add(1)
+	if l.throttle(&l.skipLog) {
+		l.log.Info("learning paused: skipping "+what, append(args, "skipped_so_far", l.skipped.Load())...)
+	}
+	return true
+}
+
+// drop counts dropped work and logs it at most once a minute.
+func (l *Learner) drop(msg string, args ...any) {
+	l.dropped.Add(1)
+	if l.throttle(&l.dropLog) {
+		l.log.Warn("learner: "+msg+"; dropping", append(args, "dropped_so_far", l.dropped.Load())...)
+	}
+}
+
+// throttle reports whether a minute has passed since *last, and if so
+// moves *last to now.
+func (l *Learner) throttle(last *time.Time) bool {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !last.IsZero() && now.Sub(*last) < time.Minute {
+		return false
+	}
+	*last = now
+	return true
+}

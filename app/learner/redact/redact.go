@@ -1,0 +1,230 @@
+// Package redact removes secrets from text before the learner sends it to
+// a judge or evolver model: provider API keys and other well-known token
+// formats, private key blocks, credentials in URLs, values assigned to
+// password/secret/token/API-key names (env lines, JSON, YAML, code, query
+// strings), and long random-looking tokens that follow a word such as
+// "token", "key", "secret", "password" or "Bearer".
+//
+// Redact is pure, never panics and is idempotent. It errs on the side of
+// removing too much: a judge loses little when an identifier that merely
+// looks random is hidden. Any package may import it; it imports only the
+// standard library.
+package redact
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Marker replaces every secret.
+const Marker = "[REDACTED]"
+
+// rule is one pattern and how to rewrite a match of it.
+type rule struct {
+	re      *regexp.Regexp
+	rewrite func(s string, m []int) string // m: submatch indexes of one match in s
+}
+
+var rules = []rule{
+	{privateKeyRE, func(string, []int) string { return Marker }},
+	{prefixedRE, func(string, []int) string { return Marker }},
+	{urlCredRE, rewriteGroup(2, func(string) bool { return true })},
+	{assignRE, rewriteAssignment},
+	{keywordRE, rewriteKeyword},
+}
+
+var (
+	// privateKeyRE matches PEM and PGP private key blocks, and a block cut
+	// off before its END line.
+	privateKeyRE = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`)
+
+	// prefixedRE matches tokens whose format gives them away.
+	prefixedRE = regexp.MustCompile(`\b(?:` +
+		`sk-[A-Za-z0-9_\-]{16,}` + // OpenAI, Anthropic (sk-ant-), OpenRouter (sk-or-), DeepSeek, Moonshot…
+		`|(?:AKIA|ASIA)[0-9A-Z]{16}` + // AWS access key ids
+		`|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}` + // GitHub
+		`|xox[abposr]-[A-Za-z0-9\-]{10,}` + // Slack
+		`|AIza[0-9A-Za-z_\-]{30,}` + // Google
+		`|hf_[A-Za-z0-9]{20,}` + // Hugging Face
+		`|glpat-[A-Za-z0-9_\-]{20,}` + // GitLab
+		`|(?:sk|rk|pk|whsec)_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
+		`|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}` + // JWT
+		`)`)
+
+	// urlCredRE matches the password of scheme://user:password@host.
+	urlCredRE = regexp.MustCompile(`(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]+)@`)
+
+	// assignRE matches NAME <sep> VALUE where NAME contains a sensitive
+	// word: FOO_API_KEY=..., "password": "...", token: ..., secret => ....
+	assignRE = regexp.MustCompile(`(?i)\b([a-z0-9_.\-]*?(password|passwd|passphrase|pwd|secret|token|api[_\-]?key|access[_\-]?key|private[_\-]?key|credentials?)(?:[_.\-][a-z0-9_.\-]*)?)\b` +
+		`(\\?["']?)(\s*(?:==?|:=|=>|:)\s*|\s+is\s+)` +
+		`("(?:[^"\\\n]|\\.)*"?|'(?:[^'\\\n]|\\.)*'?|\\"(?:[^"\\\n]|\\[^"\n])*(?:\\")?|\$\{[^}\s]*\}?|[^\s"'` + "`" + `,;&<>(){}\[\]]+)`)
+
+	// envRefRE matches a reference to an environment variable.
+	envRefRE = regexp.MustCompile(`^\$\{?[A-Z_][A-Z0-9_]*\}?$`)
+
+	// keywordRE matches a long token right after a telling word, as in
+	// "Bearer abc…" or "key abc…".
+	keywordRE = regexp.MustCompile(`(?i)\b(bearer|basic|token|key|secret|password|passwd|apikey)s?\b(\s*[:=]?\s*)([A-Za-z0-9+/_\-.~=]+)`)
+)
+
+// Redact returns text with secrets replaced by Marker.
+func Redact(text string) string {
+	// Each pass is idempotent on its own output in practice; a second pass
+	// makes sure a replacement never exposes a new match.
+	for range 3 {
+		next := redactOnce(text)
+		if next == text {
+			break
+		}
+		text = next
+	}
+	return text
+}
+
+func redactOnce(text string) string {
+	for _, r := range rules {
+		text = replace(r.re, text, r.rewrite)
+	}
+	return text
+}
+
+// replace rewrites every match of re in s.
+func replace(re *regexp.Regexp, s string, rewrite func(string, []int) string) string {
+	matches := re.FindAllStringSubmatchIndex(s, -1)
+	if matches == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	last := 0
+	for _, m := range matches {
+		b.WriteString(s[last:m[0]])
+		b.WriteString(rewrite(s, m))
+		last = m[1]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// rewriteGroup returns a rewrite that replaces submatch g with Marker when
+// redact says so.
+func rewriteGroup(g int, redact func(string) bool) func(string, []int) string {
+	return func(s string, m []int) string {
+		start, end := m[2*g], m[2*g+1]
+		if start < 0 || !redact(s[start:end]) || s[start:end] == Marker {
+			return s[m[0]:m[1]]
+		}
+		return s[m[0]:start] + Marker + s[end:m[1]]
+	}
+}
+
+// rewriteAssignment redacts the value of a sensitive assignment. Password
+// names lose any value; upper-case env-style names (FOO_API_KEY=…) and
+// quoted values lose theirs too; other bare values only when they look
+// random (so that `token = get_token()` stays readable).
+func rewriteAssignment(s string, m []int) string {
+	name, word := s[m[2]:m[3]], strings.ToLower(s[m[4]:m[5]])
+	vs, ve := m[10], m[11]
+	value := s[vs:ve]
+	inner, open, closing := unquote(value)
+	if inner == "" || inner == Marker || isPlain(inner) {
+		return s[m[0]:m[1]]
+	}
+	redact := open != "" || isPassword(word) || isEnvName(name) || looksRandom(inner, 8)
+	if !redact {
+		return s[m[0]:m[1]]
+	}
+	return s[m[0]:vs] + open + Marker + closing + s[ve:m[1]]
+}
+
+// rewriteKeyword redacts a random-looking token after a telling word.
+func rewriteKeyword(s string, m []int) string {
+	word := strings.ToLower(s[m[2]:m[3]])
+	token := s[m[6]:m[7]]
+	minLen := 16
+	if word == "bearer" || word == "basic" {
+		minLen = 8
+	}
+	if !looksRandom(token, minLen) {
+		return s[m[0]:m[1]]
+	}
+	return s[m[0]:m[6]] + Marker
+}
+
+// unquote splits a value into its opening quote, content and closing quote.
+func unquote(v string) (inner, open, closing string) {
+	for _, q := range []string{`\"`, `"`, `'`} {
+		if strings.HasPrefix(v, q) {
+			inner = v[len(q):]
+			if strings.HasSuffix(inner, q) && len(inner) >= len(q) {
+				inner, closing = inner[:len(inner)-len(q)], q
+			}
+			return inner, q, closing
+		}
+	}
+	return v, "", ""
+}
+
+// isPlain reports values that are no secret: numbers, booleans, null,
+// and references to a variable ($VAR, ${VAR}).
+func isPlain(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "null", "nil", "none", "undefined":
+		return true
+	}
+	if envRefRE.MatchString(v) {
+		return true
+	}
+	for _, r := range v {
+		if (r < '0' || r > '9') && r != '.' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isPassword(word string) bool {
+	switch word {
+	case "password", "passwd", "passphrase", "pwd":
+		return true
+	}
+	return false
+}
+
+// isEnvName reports an upper-case environment-variable-style name.
+func isEnvName(name string) bool {
+	letter := false
+	for _, r := range name {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			letter = true
+		case r >= '0' && r <= '9', r == '_':
+		default:
+			return false
+		}
+	}
+	return letter
+}
+
+// looksRandom reports whether a token of at least minLen bytes mixes
+// letters with digits, or has upper-case letters after its first one next
+// to lower-case ones (as base64 does), unlike ordinary words.
+func looksRandom(v string, minLen int) bool {
+	if len(v) < minLen {
+		return false
+	}
+	var digit, lower, upper, innerUpper bool
+	for i := 0; i < len(v); i++ {
+		switch c := v[i]; {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+			innerUpper = innerUpper || i > 0
+		}
+	}
+	return (digit && (lower || upper)) || (lower && innerUpper)
+}

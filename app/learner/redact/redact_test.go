@@ -1,0 +1,100 @@
+package redact
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestRedact(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, want string
+	}{
+		{"openai key", "use sk-proj-AbCdEf0123456789xyzXYZ now", "use [REDACTED] now"},
+		{"anthropic key", "key sk-ant-api03-abcDEF123456789_-xyz", "key [REDACTED]"},
+		{"openrouter key", "sk-or-v1-0123456789abcdef0123456789abcdef", "[REDACTED]"},
+		{"aws access key id", "AKIAIOSFODNN7EXAMPLE is the id", "[REDACTED] is the id"},
+		{"github token", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "[REDACTED]"},
+		{"github fine-grained", "github_pat_11ABCDEFG0123456789_abcdefghijklmnop", "[REDACTED]"},
+		{"slack token", "xoxb-1234567890-abcdefghij", "[REDACTED]"},
+		{"google key", "AIzaSyA-1234567890abcdefghijklmnopqrstu", "[REDACTED]"},
+		{"jwt", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "[REDACTED]"},
+		{"bearer header", "Authorization: Bearer abc123def456", "Authorization: Bearer [REDACTED]"},
+		{"basic header", "Authorization: Basic dXNlcjpwYXNzd29yZA==", "Authorization: Basic [REDACTED]"},
+		{"long hex after token", "the token 3f2a9c0b1d4e5f60718293a4b5c6d7e8 expired", "the token [REDACTED] expired"},
+		{"secret with colon", "secret: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5", "secret: [REDACTED]"},
+		{"password equals", "login with password=hunter2 please", "login with password=[REDACTED] please"},
+		{"password json", `{"user": "bob", "password": "hunter2"}`, `{"user": "bob", "password": "[REDACTED]"}`},
+		{"password json escaped", `{\"password\": \"hunter2\"}`, `{\"password\": \"[REDACTED]\"}`},
+		{"password prose", "my password is hunter2", "my password is [REDACTED]"},
+		{"password yaml single quotes", "db_password: 'p@ss w0rd'", "db_password: '[REDACTED]'"},
+		{"env api key", "export OPENAI_API_KEY=abc\nFOO=bar", "export OPENAI_API_KEY=[REDACTED]\nFOO=bar"},
+		{"env secret", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "AWS_SECRET_ACCESS_KEY=[REDACTED]"},
+		{"env token quoted", `GITHUB_TOKEN="abc def"`, `GITHUB_TOKEN="[REDACTED]"`},
+		{"query string", "GET /v1?api_key=abcd1234efgh&x=1", "GET /v1?api_key=[REDACTED]&x=1"},
+		{"url credentials", "postgres://admin:s3cret@db.local:5432/app", "postgres://admin:[REDACTED]@db.local:5432/app"},
+		{"private key", "x\n-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nabc\n-----END RSA PRIVATE KEY-----\ny", "x\n[REDACTED]\ny"},
+		{"private key cut off", "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXk", "[REDACTED]"},
+		{"pgp key", "-----BEGIN PGP PRIVATE KEY BLOCK-----\nxyz\n-----END PGP PRIVATE KEY BLOCK-----", "[REDACTED]"},
+		// Things that must stay.
+		{"plain prose", "Fix the failing test in parser_test.go and run go test ./...", ""},
+		{"token count", `{"max_tokens": 1024, "prompt_tokens": 12, "token_count": 5}`, ""},
+		{"code call", "token = get_token()", ""},
+		{"env reference", "password=${DB_PASSWORD}", ""},
+		{"keyword and word", "the key insight is caching; Bearer tokens expire", ""},
+		{"boolean", "use_token: true", ""},
+		{"tokenizer", "tokenizer: cl100k_base", ""},
+		{"kebab task name", "task-abcdefghijklmnopqrstuv", ""},
+		{"public key", "-----BEGIN PUBLIC KEY-----\nMIIB\n-----END PUBLIC KEY-----", ""},
+		{"already redacted", "password=[REDACTED] and token [REDACTED]", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want := tt.want
+			if want == "" {
+				want = tt.in
+			}
+			got := Redact(tt.in)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Redact(%q) (-want +got):\n%s", tt.in, diff)
+			}
+			if again := Redact(got); again != got {
+				t.Errorf("not idempotent: %q -> %q", got, again)
+			}
+		})
+	}
+}
+
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		"password=hunter2", `"password": "x"`, "sk-ant-api03-abcdefghijklmnop", "Bearer abc123def456",
+		"-----BEGIN RSA PRIVATE KEY-----\nabc", "FOO_API_KEY=abc", `\"token\": \"abc`, "https://u:p@h/",
+		"token: [REDACTED]x", "password = 'a'b'", "secret is AbCdEfGhIjKlMnOpQr",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := Redact(s)
+		if again := Redact(got); again != got {
+			t.Fatalf("not idempotent:\n in   %q\n once %q\n twice %q", s, got, again)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(got) {
+			t.Fatalf("valid UTF-8 became invalid: %q -> %q", s, got)
+		}
+		if strings.Contains(s, "hunter2") && strings.Contains(s, "password=hunter2") && strings.Contains(got, "password=hunter2") {
+			t.Fatalf("password leaked: %q", got)
+		}
+	})
+}
+
+func BenchmarkRedact(b *testing.B) {
+	text := strings.Repeat("Please fix the failing test; export OPENAI_API_KEY=sk-proj-abcdefghijklmnop0123 and run it. ", 40)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Redact(text)
+	}
+}

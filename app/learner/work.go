@@ -1,0 +1,191 @@
+package learner
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/evolve"
+	"github.com/metaclaw/metaclaw/app/learner/judge"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// judgeWorker scores turns until ctx ends; work is the context of the
+// calls themselves, which outlives ctx by the drain timeout.
+func (l *Learner) judgeWorker(ctx, work context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case job := <-l.judgeJobs:
+			if ctx.Err() != nil {
+				l.pending.end(job.session)
+				return
+			}
+			l.runJudge(work, job)
+		}
+	}
+}
+
+func (l *Learner) runJudge(ctx context.Context, job judgeJob) {
+	defer l.pending.end(job.session)
+	if l.isPaused("judging", "session", job.session, "turn", job.turn) {
+		return
+	}
+	_, j, _ := l.current()
+	if j == nil {
+		return
+	}
+	turn, next, err := l.loadTurns(ctx, job)
+	if err != nil {
+		l.judgeFailed.Add(1)
+		l.log.Error("learner: read turn to judge", "session", job.session, "turn", job.turn, "error", err)
+		return
+	}
+	if turn.Status >= 400 || turn.Error != "" {
+		return // the upstream failed; there is no answer to judge
+	}
+	sc, err := j.Score(ctx, turn, next)
+	if errors.Is(err, judge.ErrNothingToJudge) {
+		return
+	}
+	if err == nil {
+		err = l.db.PutScore(ctx, sc)
+	}
+	if err != nil {
+		l.judgeFailed.Add(1)
+		l.log.Warn("learner: judge failed", "session", job.session, "turn", job.turn, "error", err)
+		return
+	}
+	l.judged.Add(1)
+	l.log.Debug("learner: turn judged", "session", job.session, "turn", job.turn, "score", sc.Score,
+		"votes", sc.Votes, "failed_votes", sc.Failed, "evidence", sc.Evidence)
+}
+
+func (l *Learner) loadTurns(ctx context.Context, job judgeJob) (store.Turn, *store.Turn, error) {
+	turn, err := l.db.TurnByID(ctx, job.turn)
+	if err != nil || job.next == 0 {
+		return turn, nil, err
+	}
+	next, err := l.db.TurnByID(ctx, job.next)
+	return turn, &next, err
+}
+
+// evolveWorker runs evolutions one at a time until ctx ends.
+func (l *Learner) evolveWorker(ctx, work context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case job := <-l.evolveJobs:
+			l.unqueue(job.session)
+			l.runEvolve(ctx, work, job)
+		}
+	}
+}
+
+func (l *Learner) runEvolve(ctx, work context.Context, job evolveJob) {
+	// Let the session's judging finish first, so that its scores count.
+	if !l.pending.wait(ctx, job.session, judgeWaitForEvolve) && ctx.Err() == nil {
+		l.log.Warn("learner: evolving before the session's judging finished", "session", job.session)
+	}
+	if ctx.Err() != nil {
+		return // shutting down: start nothing new
+	}
+	if l.isPaused("skill evolution", "session", job.session) {
+		return
+	}
+	_, _, ev := l.current()
+	if ev == nil {
+		return
+	}
+	res, err := ev.Evolve(work, job.session)
+	if err != nil {
+		l.evolveFailed.Add(1)
+		l.log.Warn("learner: skill evolution failed", "session", job.session, "trigger", job.why, "error", err)
+		return
+	}
+	switch res.Status {
+	case evolve.StatusApplied:
+		l.evolutions.Add(1)
+	case evolve.StatusRejected:
+		l.rejected.Add(1)
+	case evolve.StatusEmpty:
+		l.empty.Add(1)
+	}
+}
+
+// discardJobs empties the job queues after the workers stopped, so that a
+// later Serve starts clean. Events stay queued.
+func (l *Learner) discardJobs() {
+	for {
+		select {
+		case job := <-l.judgeJobs:
+			l.pending.end(job.session)
+		case job := <-l.evolveJobs:
+			l.unqueue(job.session)
+		default:
+			return
+		}
+	}
+}
+
+// inflight counts work in progress per key and lets others wait for a key
+// to fall idle.
+type inflight struct {
+	mu sync.Mutex // guards m
+	m  map[string]*flight
+}
+
+type flight struct {
+	n    int
+	idle chan struct{} // closed when n drops to 0
+}
+
+func (f *inflight) begin(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.m == nil {
+		f.m = map[string]*flight{}
+	}
+	fl := f.m[key]
+	if fl == nil {
+		fl = &flight{idle: make(chan struct{})}
+		f.m[key] = fl
+	}
+	fl.n++
+}
+
+func (f *inflight) end(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	fl := f.m[key]
+	if fl == nil {
+		return
+	}
+	if fl.n--; fl.n <= 0 {
+		close(fl.idle)
+		delete(f.m, key)
+	}
+}
+
+// wait waits until key is idle, ctx ends or d passes; it reports whether
+// key is idle.
+func (f *inflight) wait(ctx context.Context, key string, d time.Duration) bool {
+	f.mu.Lock()
+	fl := f.m[key]
+	f.mu.Unlock()
+	if fl == nil {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-fl.idle:
+		return true
+	case <-ctx.Done():
+	case <-t.C:
+	}
+	return false
+}
