@@ -55,6 +55,8 @@ func commands() []command {
 		{"stop", "[--timeout D]", "stop the running MetaClaw", runStop},
 		{"status", "[--json]", "show whether MetaClaw is running, and where", runStatus},
 		{"config", "show|get|set|unset|import|export ...", "read and change the configuration", runConfig},
+		{"pause", "", "pause learning (the proxy keeps serving)", runPause},
+		{"resume", "", "resume learning", runResume},
 		{"skills", "list|show|search|import|export|enable|disable|delete|revert ...", "manage the skill library", runSkills},
 		{"connect", "openclaw|claude-code|nanoclaw|print [--undo] [--dry-run]", "point an agent at the proxy, or print how to", runConnect},
 		{"version", "", "print the version", runVersion},
