@@ -152,8 +152,10 @@ func (a *App) Start(ctx context.Context) error {
 	if inj := a.setupSkills(ctx, cfg); inj != nil {
 		injectors = append(injectors, inj)
 	}
+	mem := a.setupMemory(cfg)
+	injectors = append(injectors, mem.injectors()...) // memories after skills
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
-		Recorder: a.db, Injectors: injectors})
+		Recorder: a.db, Injectors: injectors, Memory: mem.api()})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {
 		return err
@@ -161,6 +163,7 @@ func (a *App) Start(ctx context.Context) error {
 	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, a.opts.Grace) })
 	a.startLearner(ctx)
+	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,

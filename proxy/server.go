@@ -33,6 +33,8 @@ type Options struct {
 	Now func() time.Time
 	// RecordQueue is the recorder's queue length (default 4096).
 	RecordQueue int
+	// Memory serves /v1/memory/*; nil answers them 404.
+	Memory MemoryService
 }
 
 // Server is the proxy's HTTP server.
@@ -93,6 +95,7 @@ func (s *Server) routes() {
 	v1.Post("/chat/completions", s.handleChat)
 	v1.Post("/messages", s.handleMessages)
 	v1.Get("/models", s.handleModels)
+	s.memoryRoutes(v1)
 	v1.All("/*", s.handlePassthrough)
 }
 

@@ -58,6 +58,7 @@ func commands() []command {
 		{"pause", "", "pause learning (the proxy keeps serving)", runPause},
 		{"resume", "", "resume learning", runResume},
 		{"skills", "list|show|search|import|export|enable|disable|delete|revert ...", "manage the skill library", runSkills},
+		{"memory", "list|search|show|add|edit|pin|forget|export|import|scopes ...", "manage long-term memory", runMemory},
 		{"connect", "openclaw|claude-code|nanoclaw|print [--undo] [--dry-run]", "point an agent at the proxy, or print how to", runConnect},
 		{"version", "", "print the version", runVersion},
 	}

@@ -94,6 +94,10 @@ type Memory struct {
 	MaxInjectedUnits  int    `key:"max_injected_units" default:"6" min:"0" max:"100" doc:"most memories injected per turn"`
 	MaxInjectedTokens int    `key:"max_injected_tokens" default:"800" min:"0" doc:"token budget for injected memories"`
 	RetrievalMode     string `key:"retrieval_mode" default:"keyword" enum:"keyword|embedding|hybrid" doc:"keyword (BM25), embedding or hybrid"`
+	ExtractAPIBase    string `key:"extract_api_base" check:"url" doc:"extraction model base URL; empty = llm.api_base"`
+	ExtractAPIKey     string `key:"extract_api_key" secret:"true" doc:"extraction model API key; empty = llm.api_key"`
+	ExtractModel      string `key:"extract_model" doc:"extraction model; empty = llm.model_id"`
+	EpisodeHalfLife   int    `key:"episode_half_life_days" default:"30" min:"1" doc:"an unused episode summary loses half its weight in this many days, then fades out"`
 }
 
 // RL configures the training backend, the judge and the evolver.

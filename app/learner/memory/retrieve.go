@@ -1,0 +1,327 @@
+package memory
+
+import (
+	"context"
+	"log/slog"
+	"math"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// Retrieval modes (memory.retrieval_mode).
+const (
+	ModeKeyword   = "keyword"
+	ModeEmbedding = "embedding"
+	ModeHybrid    = "hybrid"
+)
+
+// Defaults of RetrieveOptions, calibrated on testdata/recall.json (see
+// TestRecall).
+const (
+	DefaultMinRelevance = 0.45
+	DefaultHalfLife     = 30 * 24 * time.Hour // episodes lose half their weight per month unused
+	DefaultRecency      = 60 * 24 * time.Hour
+	// bm25Half is the BM25 score that counts as relevance 0.5.
+	bm25Half = 3.0
+	// candidates is how many memories are ranked before the budget.
+	candidates = 64
+)
+
+// RetrieveOptions bound and tune what Select injects.
+type RetrieveOptions struct {
+	Mode         string        // keyword, embedding, hybrid
+	MaxUnits     int           // most memories injected per turn
+	MaxTokens    int           // token budget of the injected text; 0 = none
+	MinRelevance float64       // a memory less relevant than this (0..1) is not injected
+	HalfLife     time.Duration // an unused episode's weight halves in this time
+	Recency      time.Duration // time scale of the recency bonus
+}
+
+// RetrieveOptionsFrom reads the options from the configuration.
+func RetrieveOptionsFrom(c config.Memory) RetrieveOptions {
+	return RetrieveOptions{Mode: c.RetrievalMode, MaxUnits: c.MaxInjectedUnits, MaxTokens: c.MaxInjectedTokens}
+}
+
+func (o *RetrieveOptions) fill() {
+	if o.Mode == "" {
+		o.Mode = ModeKeyword
+	}
+	if o.MinRelevance == 0 {
+		o.MinRelevance = DefaultMinRelevance
+	}
+	if o.HalfLife == 0 {
+		o.HalfLife = DefaultHalfLife
+	}
+	if o.Recency == 0 {
+		o.Recency = DefaultRecency
+	}
+}
+
+// Embedder turns texts into unit vectors (*skills.Embedder, which caches
+// them in the store).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+var _ Embedder = (*skills.Embedder)(nil)
+
+// Message is one message of a conversation, reduced to role and text.
+type Message struct {
+	Role string // system, user, assistant, tool
+	Text string
+}
+
+// Scored is a memory with how it ranked.
+type Scored struct {
+	store.Memory
+	Relevance float64 // 0..1: how well it matches the conversation
+	Score     float64 // the ranking: relevance weighted by importance, recency and confidence
+}
+
+// Selection is what Select chose for a turn.
+type Selection struct {
+	Query    string
+	Memories []Scored
+	Text     string   // Markdown for the system prompt; "" when nothing fits
+	IDs      []string // "memory:<id>"
+	Tokens   int      // estimated tokens of Text
+}
+
+// Retriever selects memories for turns from per-scope in-memory indexes.
+// It is safe for concurrent use.
+type Retriever struct {
+	db   *store.DB
+	opts RetrieveOptions
+	emb  Embedder // nil: keyword only
+	now  func() time.Time
+	log  *slog.Logger
+	// checkEvery is how often a scope's revision is compared (tests: 0).
+	checkEvery time.Duration
+	// bg bounds the background work (index builds, embedding fills);
+	// Close cancels it and waits for it (wg).
+	bg     context.Context
+	stopBG context.CancelFunc
+	wg     sync.WaitGroup
+	bgMu   sync.Mutex // guards closed, and wg.Add against Close's Wait
+	closed bool
+
+	mu     sync.Mutex // guards scopes
+	scopes map[string]*scopeState
+}
+
+// NewRetriever makes a retriever; emb may be nil (keyword retrieval), now
+// nil means time.Now.
+func NewRetriever(db *store.DB, opts RetrieveOptions, emb Embedder, now func() time.Time, log *slog.Logger) *Retriever {
+	opts.fill()
+	if now == nil {
+		now = time.Now
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	r := &Retriever{db: db, opts: opts, emb: emb, now: now, log: log, checkEvery: checkEvery, scopes: map[string]*scopeState{}}
+	r.bg, r.stopBG = context.WithCancel(context.Background())
+	return r
+}
+
+// Close stops the retriever's background work and waits for it; selects
+// after Close answer from the indexes already built.
+func (r *Retriever) Close() {
+	r.bgMu.Lock()
+	r.closed = true
+	r.bgMu.Unlock()
+	r.stopBG()
+	r.wg.Wait()
+}
+
+// goBackground runs f on a goroutine that Close waits for. After Close, f
+// still runs (its context is cancelled: it ends at once) but is not
+// waited for.
+func (r *Retriever) goBackground(f func()) {
+	r.bgMu.Lock()
+	defer r.bgMu.Unlock()
+	if r.closed {
+		go f()
+		return
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		f()
+	}()
+}
+
+// CleanQuery is the retrieval query of a conversation: the user's last
+// two messages without agent boilerplate (skills.CleanQuery).
+func CleanQuery(msgs []Message) string {
+	sm := make([]skills.Message, len(msgs))
+	for i, m := range msgs {
+		sm[i] = skills.Message{Role: m.Role, Text: m.Text}
+	}
+	return skills.CleanQuery(sm)
+}
+
+// Select picks the memories of scope for a conversation's latest user
+// request: pinned ones first, then the best-ranked relevant ones, within
+// the unit and token limits.
+func (r *Retriever) Select(ctx context.Context, scope string, msgs []Message) (Selection, error) {
+	sel := Selection{Query: CleanQuery(msgs)}
+	if r.opts.MaxUnits <= 0 {
+		return sel, nil
+	}
+	ix, err := r.index(ctx, scope)
+	if err != nil {
+		return sel, err
+	}
+	qv := r.queryVector(ctx, sel.Query)
+	ix.mu.RLock()
+	pinned := r.pinned(ix)
+	ranked := r.rank(ix, sel.Query, qv, candidates)
+	ix.mu.RUnlock()
+	r.fit(&sel, pinned, ranked)
+	return sel, nil
+}
+
+// Search ranks scope's current memories for a query (no budget, no pinned
+// preference): what /v1/memory/search and `metaclaw memory search` show.
+func (r *Retriever) Search(ctx context.Context, scope, query string, limit int) ([]Scored, error) {
+	ix, err := r.index(ctx, scope)
+	if err != nil {
+		return nil, err
+	}
+	qv := r.queryVector(ctx, query)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	out := r.rank(ix, query, qv, max(limit, 1))
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (r *Retriever) pinned(ix *scopeIndex) []Scored {
+	out := make([]Scored, 0, len(ix.pinned))
+	for slot := range ix.pinned {
+		e := ix.docs[slot]
+		out = append(out, Scored{Memory: e.memory(ix.scope), Relevance: 1, Score: float64(e.importance)})
+	}
+	sortScored(out)
+	return out
+}
+
+// rank scores the candidates of a query; ix.mu held (read).
+func (r *Retriever) rank(ix *scopeIndex, query string, qv []float32, limit int) []Scored {
+	kw := map[*entry]float64{}
+	if r.opts.Mode != ModeEmbedding || qv == nil {
+		for _, h := range ix.search(queryTerms(query), limit) {
+			kw[h.e] = h.score
+		}
+	}
+	em := map[*entry]float64{}
+	if qv != nil {
+		for _, h := range ix.nearest(qv, limit) {
+			em[h.e] = h.score
+		}
+	}
+	now := r.now()
+	var out []Scored
+	for e := range union(kw, em) {
+		rel := r.relevance(kw[e], em[e], qv != nil)
+		if rel < r.opts.MinRelevance {
+			continue
+		}
+		m := e.memory(ix.scope)
+		out = append(out, Scored{Memory: m, Relevance: rel, Score: rel * r.weight(m, now)})
+	}
+	sortScored(out)
+	return out
+}
+
+func union(a, b map[*entry]float64) map[*entry]bool {
+	out := make(map[*entry]bool, len(a)+len(b))
+	for e := range a {
+		out[e] = true
+	}
+	for e := range b {
+		out[e] = true
+	}
+	return out
+}
+
+// relevance maps a BM25 score and a cosine similarity to 0..1; in hybrid
+// mode either signal counts (a probabilistic "or").
+func (r *Retriever) relevance(bm, cos float64, vectors bool) float64 {
+	kw := bm / (bm + bm25Half)
+	if !vectors {
+		return kw
+	}
+	em := math.Max(0, math.Min(1, (cos-0.2)/0.5))
+	if r.opts.Mode == ModeEmbedding {
+		return em
+	}
+	return 1 - (1-kw)*(1-em)
+}
+
+// weight is what a relevant memory is worth besides its relevance:
+// importance (decayed for unused episodes), recency and confidence.
+func (r *Retriever) weight(m store.Memory, now time.Time) float64 {
+	imp := EffectiveImportance(m, now, r.opts.HalfLife)
+	age := now.Sub(m.UpdatedAt)
+	rec := math.Exp(-math.Max(0, age.Hours()) / r.opts.Recency.Hours())
+	return (0.6 + 0.25*imp + 0.15*rec) * (0.8 + 0.2*m.Confidence)
+}
+
+// EffectiveImportance is a memory's importance, halved for an episode per
+// halfLife since it was last stated or used.
+func EffectiveImportance(m store.Memory, now time.Time, halfLife time.Duration) float64 {
+	if m.Type != store.MemoryEpisode || m.Pinned || halfLife <= 0 {
+		return m.Importance
+	}
+	last := m.UpdatedAt
+	if m.LastUsedAt.After(last) {
+		last = m.LastUsedAt
+	}
+	idle := now.Sub(last)
+	if idle <= 0 {
+		return m.Importance
+	}
+	return m.Importance * math.Pow(0.5, float64(idle)/float64(halfLife))
+}
+
+func sortScored(s []Scored) {
+	sort.Slice(s, func(i, j int) bool {
+		if s[i].Score != s[j].Score {
+			return s[i].Score > s[j].Score
+		}
+		return s[i].ID > s[j].ID
+	})
+}
+
+// fit takes pinned memories, then ranked ones, while they fit the limits.
+func (r *Retriever) fit(sel *Selection, pinned, ranked []Scored) {
+	seen := map[int64]bool{}
+	for _, list := range [][]Scored{pinned, ranked} {
+		for _, s := range list {
+			if seen[s.ID] || len(sel.Memories) >= r.opts.MaxUnits {
+				continue
+			}
+			seen[s.ID] = true
+			text := Render(append(sel.Memories[:len(sel.Memories):len(sel.Memories)], s))
+			if tokens := EstimateTokens(text); r.opts.MaxTokens <= 0 || tokens <= r.opts.MaxTokens {
+				sel.Memories, sel.Text, sel.Tokens = append(sel.Memories, s), text, tokens
+			}
+		}
+	}
+	for _, s := range sel.Memories {
+		sel.IDs = append(sel.IDs, "memory:"+strconv.FormatInt(s.ID, 10))
+	}
+}
+
+// EstimateTokens is a fast estimate: about four characters a token.
+func EstimateTokens(s string) int { return (len(s) + 3) / 4 }

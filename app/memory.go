@@ -1,0 +1,160 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/app/learner/memory"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// memoryParts is the memory service and what the proxy gets of it.
+type memoryParts struct {
+	svc    *memory.Service
+	inject bool // memory.enabled: inject memories into main turns
+}
+
+// setupMemory builds the memory service from the configuration: the
+// extraction model (rules only when none is configured), the embedder for
+// embedding or hybrid retrieval, and learning's pause switch.
+func (a *App) setupMemory(cfg config.Config) *memoryParts { return a.newMemoryParts(cfg, nil) }
+
+// newMemoryParts is setupMemory with a clock (nil: time.Now).
+func (a *App) newMemoryParts(cfg config.Config, now func() time.Time) *memoryParts {
+	opts := a.memoryOptions(cfg)
+	opts.Now = now
+	return &memoryParts{svc: memory.New(opts), inject: cfg.Memory.Enabled}
+}
+
+func (a *App) memoryOptions(cfg config.Config) memory.Options {
+	opts := memory.OptionsFrom(cfg)
+	opts.DB, opts.Logger, opts.Paused = a.db, a.log.With("part", "memory"), a.Paused
+	if ep, err := memory.EndpointFrom(cfg); err != nil {
+		a.log.Warn("memory extraction will use the rule-based extractor only", "why", err)
+	} else {
+		opts.Completer = llm.New(ep)
+	}
+	if e := a.memoryEmbedder(cfg); e != nil {
+		opts.Embedder = e
+	}
+	return opts
+}
+
+// memoryEmbedder returns the embedding client (skills.embedding_* or
+// llm.*) when memory.retrieval_mode asks for embeddings, else nil.
+func (a *App) memoryEmbedder(cfg config.Config) *skills.Embedder {
+	if cfg.Memory.RetrievalMode == memory.ModeKeyword {
+		return nil
+	}
+	base, key := cfg.Skills.EmbeddingAPIBase, cfg.Skills.EmbeddingAPIKey
+	if base == "" {
+		base = cfg.LLM.APIBase
+		if p, ok := config.PresetByName(cfg.LLM.Provider); ok && p.API == "anthropic" {
+			a.log.Warn("memory.retrieval_mode needs an embeddings endpoint; set skills.embedding_api_base (using keyword search)")
+			return nil
+		}
+	}
+	if key == "" {
+		key = cfg.LLM.APIKey
+	}
+	return skills.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
+}
+
+func (m *memoryParts) injectors() []proxy.Injector {
+	if !m.inject {
+		return nil
+	}
+	return []proxy.Injector{memoryInjector{m.svc}}
+}
+
+func (m *memoryParts) api() proxy.MemoryService { return memoryAPI{m.svc} }
+
+// startMemory feeds the proxy's events to the memory service and runs it.
+func (a *App) startMemory(ctx context.Context, m *memoryParts) {
+	a.subscribe(func(ev proxy.Event) {
+		m.svc.Notify(memory.Event{Kind: ev.Kind, SessionID: ev.SessionID, TurnID: ev.TurnID, TurnType: ev.TurnType})
+	})
+	a.goService(ctx, "memory", m.svc.Serve)
+}
+
+// memoryInjector adapts the memory service to the proxy's Injector; the
+// proxy places its text after the skills'.
+type memoryInjector struct{ s *memory.Service }
+
+var _ proxy.Injector = memoryInjector{}
+
+func (m memoryInjector) Name() string { return "memory" }
+
+func (m memoryInjector) Inject(ctx context.Context, req proxy.InjectRequest) (proxy.Injection, error) {
+	msgs := make([]memory.Message, len(req.Messages))
+	for i, msg := range req.Messages {
+		msgs[i] = memory.Message{Role: msg.Role, Text: msg.Text}
+	}
+	sel, err := m.s.Select(ctx, req.Scope, msgs)
+	if err != nil {
+		return proxy.Injection{}, err
+	}
+	return proxy.Injection{Text: sel.Text, IDs: sel.IDs}, nil
+}
+
+// memoryAPI adapts the memory service to the proxy's memory endpoints.
+type memoryAPI struct{ s *memory.Service }
+
+var _ proxy.MemoryService = memoryAPI{}
+
+func (m memoryAPI) SearchMemories(ctx context.Context, scope, query string, limit int) ([]proxy.MemoryHit, error) {
+	hits, err := m.s.Search(ctx, scope, query, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]proxy.MemoryHit, len(hits))
+	for i, h := range hits {
+		out[i] = proxy.MemoryHit{Memory: h.Memory, Relevance: h.Relevance, Score: h.Score}
+	}
+	return out, nil
+}
+
+func (m memoryAPI) AddMemory(ctx context.Context, in store.MemoryInput) (proxy.MemoryChange, error) {
+	ch, err := m.s.Add(ctx, in)
+	if err != nil {
+		return proxy.MemoryChange{}, userError(err)
+	}
+	return proxy.MemoryChange{Outcome: ch.Outcome, Memory: ch.Memory, Ended: ch.Ended}, nil
+}
+
+func (m memoryAPI) ForgetMemory(ctx context.Context, scope string, id int64) ([]int64, error) {
+	return m.s.Forget(ctx, scope, []int64{id})
+}
+
+func (m memoryAPI) IngestMemories(ctx context.Context, req proxy.MemoryIngest) (proxy.MemoryIngestResult, error) {
+	var rep memory.Report
+	var err error
+	if len(req.Turns) == 0 {
+		rep, err = m.s.ExtractSession(ctx, req.SessionID)
+	} else {
+		exs := make([]memory.Exchange, len(req.Turns))
+		for i, t := range req.Turns {
+			exs[i] = memory.Exchange{User: t.User, Assistant: t.Assistant}
+		}
+		rep, err = m.s.IngestExchanges(ctx, req.Scope, req.SessionID, exs)
+	}
+	if err != nil {
+		return proxy.MemoryIngestResult{}, userError(err)
+	}
+	return proxy.MemoryIngestResult{Extractor: rep.Extractor, Turns: rep.Turns, Added: rep.Added,
+		Reinforced: rep.Reinforced, Superseded: rep.Superseded, Queued: rep.Queued}, nil
+}
+
+// userError marks the memory service's validation errors for a 400.
+func userError(err error) error {
+	if errors.Is(err, memory.ErrInvalid) {
+		return fmt.Errorf("%w: %v", proxy.ErrInvalidMemory, err)
+	}
+	return err
+}
