@@ -23,6 +23,7 @@ import (
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/web"
 )
 
 // Options configures an App.
@@ -65,6 +66,7 @@ type App struct {
 	proxy       *proxy.Server
 	subscribers []func(proxy.Event) // receivers of the proxy's events
 	learner     *learner.Learner
+	web         *web.Server // nil when the web page could not bind
 	pause       pauseCache
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
@@ -165,9 +167,10 @@ func (a *App) Start(ctx context.Context) error {
 	a.startLearner(ctx)
 	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)
+	a.startWeb(ctx, cfg, mem.svc)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,
-		ProxyURL: a.ProxyURL(), Home: a.opts.Home, Exe: exe}
+		ProxyURL: a.ProxyURL(), WebURL: a.WebURL(), Home: a.opts.Home, Exe: exe}
 	if err := a.lock.WriteInfo(info); err != nil {
 		a.cancel()
 		a.wg.Wait()

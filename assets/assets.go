@@ -1,6 +1,6 @@
 // Package assets holds MetaClaw's embedded files: the tray and app icons
-// (one per state), the starter skill bank, and later the web page's CSS
-// and JavaScript. It imports
+// (one per state), the starter skill bank, and the web page's CSS and
+// JavaScript. It imports
 // nothing from the project; anything may import it.
 package assets
 
@@ -39,6 +39,18 @@ var skills embed.FS
 // its SKILL.md.
 func Skills() fs.FS {
 	sub, err := fs.Sub(skills, "skills")
+	if err != nil {
+		panic(err) // the embedded tree always has this directory
+	}
+	return sub
+}
+
+//go:embed web
+var web embed.FS
+
+// Web returns the web page's static files: style.css and app.js.
+func Web() fs.FS {
+	sub, err := fs.Sub(web, "web")
 	if err != nil {
 		panic(err) // the embedded tree always has this directory
 	}

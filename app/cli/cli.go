@@ -59,6 +59,7 @@ func commands() []command {
 		{"resume", "", "resume learning", runResume},
 		{"skills", "list|show|search|import|export|enable|disable|delete|revert ...", "manage the skill library", runSkills},
 		{"memory", "list|search|show|add|edit|pin|forget|export|import|scopes ...", "manage long-term memory", runMemory},
+		{"open", "[--print]", "open the web page logged in (--print: print the one-time login URL)", runOpen},
 		{"connect", "openclaw|claude-code|nanoclaw|print [--undo] [--dry-run]", "point an agent at the proxy, or print how to", runConnect},
 		{"version", "", "print the version", runVersion},
 	}

@@ -1,0 +1,107 @@
+package web
+
+import (
+	"context"
+	"time"
+
+	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// Control is what the web page needs from the running app: its state, the
+// pause switch, the configuration in force and where the log is. app
+// implements it.
+type Control interface {
+	// Status is a snapshot of the running app.
+	Status() Status
+	// Paused reports whether learning is paused.
+	Paused() bool
+	// SetPaused pauses or resumes learning; the state persists.
+	SetPaused(paused bool) error
+	// Config is the configuration in force (loaded at start); the settings
+	// page compares it with the stored one to say a restart is needed.
+	Config() config.Config
+	// LogPath is the log file shown by the log tail ("" when none).
+	LogPath() string
+}
+
+// Status is what the dashboard shows about the running app.
+type Status struct {
+	Version        string
+	Mode           string // effective mode
+	ConfiguredMode string
+	ProxyURL       string // e.g. http://127.0.0.1:30000 (no /v1)
+	Home           string
+	StartedAt      time.Time
+	TurnsToday     int
+	Problems       []string // setup problems, each naming the key to set
+}
+
+// MemoryEditor changes memories on the person's behalf. app passes the
+// memory service when it runs one; StoreMemories is the fallback that
+// writes through the store (the running memory service notices changes by
+// the scope's revision).
+type MemoryEditor interface {
+	AddMemory(ctx context.Context, in store.MemoryInput) (store.Memory, error)
+	// EditMemory replaces a current memory's text (and type and topic when
+	// not empty) with a new version; the old one stays as history.
+	EditMemory(ctx context.Context, id int64, content, typ, topic string) (store.Memory, error)
+	PinMemory(ctx context.Context, id int64, pinned bool) error
+	// ForgetMemory deletes a memory and its earlier versions for good.
+	ForgetMemory(ctx context.Context, id int64) error
+}
+
+// StoreMemories is a MemoryEditor that writes through the store directly.
+type StoreMemories struct{ DB *store.DB }
+
+var _ MemoryEditor = StoreMemories{}
+
+// AddMemory adds the memory as it is (a person's memory: source "user",
+// full confidence unless given).
+func (m StoreMemories) AddMemory(ctx context.Context, in store.MemoryInput) (store.Memory, error) {
+	if in.Source == "" {
+		in.Source = "user"
+	}
+	if in.Confidence == 0 {
+		in.Confidence = 1
+	}
+	return m.DB.AddMemory(ctx, in)
+}
+
+// EditMemory supersedes the memory with the new text, ended "edited".
+func (m StoreMemories) EditMemory(ctx context.Context, id int64, content, typ, topic string) (store.Memory, error) {
+	old, err := m.DB.Memory(ctx, id)
+	if err != nil {
+		return store.Memory{}, err
+	}
+	in := store.MemoryInput{Type: old.Type, Topic: old.Topic, Content: content, Importance: old.Importance,
+		Confidence: 1, Source: "user", SessionID: old.SessionID, TurnIDs: old.TurnIDs}
+	if typ != "" {
+		in.Type = typ
+	}
+	if topic != "" {
+		in.Topic = topic
+	}
+	op := store.MemoryOp{Kind: store.MemorySupersede, IDs: []int64{id}, Input: in, Reason: store.EndEdited}
+	chs, _, err := m.DB.ApplyMemoryOps(ctx, old.Scope, []store.MemoryOp{op}, time.Now())
+	if err != nil {
+		return store.Memory{}, err
+	}
+	return chs[0].Memory, nil
+}
+
+// PinMemory pins or unpins a memory.
+func (m StoreMemories) PinMemory(ctx context.Context, id int64, pinned bool) error {
+	_, _, err := m.DB.SetMemoryPinned(ctx, id, pinned, time.Now())
+	return err
+}
+
+// ForgetMemory deletes the memory and its history, then compacts the
+// database so that nothing of it is left in the file.
+func (m StoreMemories) ForgetMemory(ctx context.Context, id int64) error {
+	if _, err := m.DB.ForgetMemories(ctx, "", []int64{id}, time.Now()); err != nil {
+		return err
+	}
+	_, err := m.DB.Compact(ctx)
+	return err
+}

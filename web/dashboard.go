@@ -1,0 +1,84 @@
+package web
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// dashboardData is what the dashboard shows.
+type dashboardData struct {
+	Status     Status
+	Paused     bool
+	Counts     store.Counts
+	Skills     int
+	Memories   int
+	Generation int
+	Recent     []store.Session
+}
+
+func (s *Server) dashboard(c *fiber.Ctx) error {
+	ctx := c.UserContext()
+	d := dashboardData{Status: s.opts.Control.Status(), Paused: s.opts.Control.Paused()}
+	now := s.opts.Now()
+	var err error
+	if d.Counts, err = s.opts.DB.CountTurns(ctx, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())); err != nil {
+		return err
+	}
+	skills, err := s.opts.DB.Skills(ctx, false)
+	if err != nil {
+		return err
+	}
+	d.Skills = len(skills)
+	scopes, err := s.opts.DB.MemoryScopes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sc := range scopes {
+		d.Memories += sc.Current
+	}
+	if d.Generation, err = s.opts.DB.SkillGeneration(ctx); err != nil {
+		return err
+	}
+	if d.Recent, err = s.opts.DB.RecentSessions(ctx, 10); err != nil {
+		return err
+	}
+	return s.render(c, fiber.StatusOK, dashboardPage(s.page(c, "Dashboard", "dashboard"), d))
+}
+
+// setLearning pauses or resumes learning.
+func (s *Server) setLearning(c *fiber.Ctx) error {
+	var paused bool
+	switch c.Params("action") {
+	case "pause":
+		paused = true
+	case "resume":
+	default:
+		return fiber.ErrNotFound
+	}
+	if err := s.opts.Control.SetPaused(paused); err != nil {
+		return err
+	}
+	msg := "Learning resumed."
+	if paused {
+		msg = "Learning paused: the proxy keeps serving; nothing is judged, evolved, extracted or trained."
+	}
+	return s.done(c, "/", msg)
+}
+
+// trainingData is what the training page shows until the RL learner
+// reports runs.
+type trainingData struct {
+	Mode, ConfiguredMode, Backend, Model string
+	KeySet                               bool
+	Problems                             []string
+}
+
+func (s *Server) training(c *fiber.Ctx) error {
+	cfg := s.opts.Control.Config()
+	st := s.opts.Control.Status()
+	d := trainingData{Mode: st.Mode, ConfiguredMode: st.ConfiguredMode, Backend: cfg.RL.Backend, Model: cfg.RL.Model,
+		KeySet: cfg.RL.APIKey != "", Problems: st.Problems}
+	return s.render(c, fiber.StatusOK, trainingPage(s.page(c, "Training", "training"), d))
+}
