@@ -59,6 +59,7 @@ func commands() []command {
 		{"resume", "", "resume learning", runResume},
 		{"skills", "list|show|search|import|export|enable|disable|delete|revert ...", "manage the skill library", runSkills},
 		{"memory", "list|search|show|add|edit|pin|forget|export|import|scopes ...", "manage long-term memory", runMemory},
+		{"autostart", "on|off|status", "start MetaClaw when you log in, or stop doing so", runAutostart},
 		{"open", "[--print]", "open the web page logged in (--print: print the one-time login URL)", runOpen},
 		{"connect", "openclaw|claude-code|nanoclaw|print [--undo] [--dry-run]", "point an agent at the proxy, or print how to", runConnect},
 		{"version", "", "print the version", runVersion},
@@ -111,7 +112,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage: metaclaw <command> [flags]   (no command: start with the tray)")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %-55s %s\n", c.name, c.args, c.help)
+		fmt.Fprintf(w, "  %-9s %-55s %s\n", c.name, c.args, c.help)
 	}
 	fmt.Fprintln(w, "\nData directory: ~/.metaclaw (set METACLAW_HOME to use another).")
 }

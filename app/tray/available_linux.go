@@ -11,8 +11,8 @@ import (
 )
 
 // Available reports why a tray icon cannot be shown, or nil when it can: on
-// Linux the icon needs a session bus and a StatusNotifierWatcher (the tray
-// host) on it.
+// Linux the icon needs a session bus, and a StatusNotifierWatcher (the tray
+// host) on it to be seen (ErrNoHost otherwise).
 func Available() error {
 	if os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
 		if _, err := os.Stat(fmt.Sprintf("/run/user/%d/bus", os.Getuid())); err != nil {
@@ -27,7 +27,7 @@ func Available() error {
 	var owner string
 	err = conn.BusObject().Call("org.freedesktop.DBus.GetNameOwner", 0, "org.kde.StatusNotifierWatcher").Store(&owner)
 	if err != nil {
-		return errors.New("no tray host (StatusNotifierWatcher) on the session bus")
+		return ErrNoHost
 	}
 	return nil
 }

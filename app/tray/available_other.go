@@ -1,6 +1,6 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package tray
 
-// Available reports nil: Windows and macOS always have a tray.
+// Available reports nil: Windows always has a notification area.
 func Available() error { return nil }

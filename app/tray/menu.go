@@ -2,6 +2,7 @@ package tray
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/metaclaw/metaclaw/assets"
 )
@@ -11,9 +12,51 @@ type Status struct {
 	Mode       string // effective mode
 	ProxyURL   string
 	TurnsToday int
-	Paused     bool
+	Paused     bool // learning paused by the person
 	Training   bool
+	Autostart  bool     // MetaClaw starts at login
 	Problems   []string // missing setup or errors
+}
+
+// View is everything the icon and the menu show for a status. ViewOf
+// computes it without touching the desktop, so it is table-tested.
+type View struct {
+	Icon       string // an assets icon state
+	Tooltip    string
+	StatusLine string // first, disabled item
+	Problem    string // second item; "" hides it
+	ProblemTip string
+	Pause      Check
+	Autostart  Check
+}
+
+// Check is a check item: its label, hover text and tick.
+type Check struct {
+	Label, Tip string
+	Checked    bool
+}
+
+// ViewOf returns what the tray shows for a status.
+func ViewOf(s Status) View {
+	v := View{
+		Icon:       IconState(s),
+		Tooltip:    Tooltip(s),
+		StatusLine: StatusLine(s),
+		Pause: Check{Label: "Pause learning",
+			Tip: "Stop judging, evolving skills, extracting memories and training; the proxy keeps serving"},
+		Autostart: Check{Label: "Start at login", Tip: "Start MetaClaw when you log in", Checked: s.Autostart},
+	}
+	if s.Paused {
+		v.Pause = Check{Label: "Resume learning", Tip: "Learning is paused and the proxy keeps serving; click to resume", Checked: true}
+	}
+	if len(s.Problems) > 0 {
+		v.Problem = "Needs attention: " + shortProblem(s.Problems[0])
+		if n := len(s.Problems) - 1; n > 0 {
+			v.Problem += fmt.Sprintf(" (+%d more)", n)
+		}
+		v.ProblemTip = strings.Join(s.Problems, "\n")
+	}
+	return v
 }
 
 // IconState picks the icon for a status: attention beats paused beats
@@ -50,6 +93,23 @@ func Tooltip(s Status) string {
 		return "MetaClaw: training"
 	}
 	return "MetaClaw: learning (" + s.Mode + ")"
+}
+
+// maxProblem bounds the problem item's length, in characters.
+const maxProblem = 48
+
+// shortProblem keeps a problem's headline: the text before its first
+// explanation (": ", "; " or " ("), at most maxProblem characters.
+func shortProblem(p string) string {
+	for _, sep := range []string{": ", "; ", " ("} {
+		if i := strings.Index(p, sep); i > 0 {
+			p = p[:i]
+		}
+	}
+	if r := []rune(p); len(r) > maxProblem {
+		p = string(r[:maxProblem-1]) + "…"
+	}
+	return p
 }
 
 func hostPort(u string) string {

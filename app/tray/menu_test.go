@@ -1,8 +1,10 @@
 package tray
 
 import (
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/metaclaw/metaclaw/assets"
 )
 
@@ -33,11 +35,73 @@ func TestMenuText(t *testing.T) {
 			if got := StatusLine(tt.st); got != tt.line {
 				t.Errorf("StatusLine = %q, want %q", got, tt.line)
 			}
-			if got := Tooltip(tt.st); len(got) < len(tt.tooltipHead) || got[:len(tt.tooltipHead)] != tt.tooltipHead {
+			if got := Tooltip(tt.st); !strings.HasPrefix(got, tt.tooltipHead) {
 				t.Errorf("Tooltip = %q, want prefix %q", got, tt.tooltipHead)
 			}
-			if _, err := assets.Icon(IconState(tt.st), 64); err != nil {
-				t.Error(err)
+			for _, goos := range []string{"linux", "darwin", "windows"} {
+				if _, err := iconFor(IconState(tt.st), goos); err != nil {
+					t.Errorf("%s icon: %v", goos, err)
+				}
+			}
+		})
+	}
+}
+
+func TestViewOf(t *testing.T) {
+	t.Parallel()
+	pause := Check{Label: "Pause learning",
+		Tip: "Stop judging, evolving skills, extracting memories and training; the proxy keeps serving"}
+	resume := Check{Label: "Resume learning", Tip: "Learning is paused and the proxy keeps serving; click to resume", Checked: true}
+	login := Check{Label: "Start at login", Tip: "Start MetaClaw when you log in"}
+	loginOn := login
+	loginOn.Checked = true
+	keyProblem := "llm.api_key is not set: run `metaclaw setup` or `metaclaw config set llm.api_key ...` (or turn on proxy.forward_client_auth)"
+	rlProblem := "mode rl needs rl.api_key (a Tinker-compatible training key); running as skills_only until it is set"
+	tests := []struct {
+		name string
+		st   Status
+		want View
+	}{
+		{"learning", Status{Mode: "madmax", ProxyURL: "http://127.0.0.1:30000", TurnsToday: 2},
+			View{Icon: assets.StateLearning, Tooltip: "MetaClaw: learning (madmax)",
+				StatusLine: "madmax · 127.0.0.1:30000 · 2 turns today", Pause: pause, Autostart: login}},
+		{"paused, at login", Status{Mode: "rl", ProxyURL: "http://127.0.0.1:1", Paused: true, Autostart: true},
+			View{Icon: assets.StatePaused, Tooltip: "MetaClaw: learning paused",
+				StatusLine: "rl · 127.0.0.1:1 · 0 turns today", Pause: resume, Autostart: loginOn}},
+		{"one problem", Status{Mode: "skills_only", Problems: []string{keyProblem}},
+			View{Icon: assets.StateAttention, Tooltip: "MetaClaw needs attention: " + keyProblem,
+				StatusLine: "skills_only · proxy not running · 0 turns today",
+				Problem:    "Needs attention: llm.api_key is not set", ProblemTip: keyProblem, Pause: pause, Autostart: login}},
+		{"two problems", Status{Mode: "skills_only", Problems: []string{rlProblem, keyProblem}},
+			View{Icon: assets.StateAttention, Tooltip: "MetaClaw needs attention: " + rlProblem,
+				StatusLine: "skills_only · proxy not running · 0 turns today",
+				Problem:    "Needs attention: mode rl needs rl.api_key (+1 more)", ProblemTip: rlProblem + "\n" + keyProblem,
+				Pause: pause, Autostart: login}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, ViewOf(tt.st)); diff != "" {
+				t.Errorf("ViewOf (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestShortProblem(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, in, want string }{
+		{"colon", "llm.api_base is not set: the proxy has no upstream", "llm.api_base is not set"},
+		{"semicolon and parenthesis", "mode rl needs rl.api_key (a key); running as skills_only", "mode rl needs rl.api_key"},
+		{"short", "database is locked", "database is locked"},
+		{"long", strings.Repeat("é", 60), strings.Repeat("é", 47) + "…"},
+		{"separator first", ": odd", ": odd"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := shortProblem(tt.in); got != tt.want {
+				t.Errorf("shortProblem(%q) = %q, want %q", tt.in, got, tt.want)
 			}
 		})
 	}

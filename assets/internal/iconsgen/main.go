@@ -1,8 +1,14 @@
-// Command iconsgen draws MetaClaw's tray and app icons (one per state) into
-// assets/icons. Run through `go generate ./assets`.
+// Command iconsgen draws MetaClaw's icons. Through `go generate ./assets` it
+// writes the tray icons, one per state and size, into assets/icons (they are
+// embedded). With -app DIR it writes the application icon for the
+// installers instead (build/): metaclaw-<size>.png from 16 to 1024 pixels
+// and metaclaw.ico; those are build outputs, not committed.
 package main
 
 import (
+	"bytes"
+	"encoding/binary"
+	"flag"
 	"image"
 	"image/color"
 	"image/png"
@@ -10,6 +16,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 )
 
 var states = map[string]color.RGBA{
@@ -19,32 +26,125 @@ var states = map[string]color.RGBA{
 	"attention": {0xd9, 0x6c, 0x1a, 0xff}, // orange
 }
 
+// traySizes are the embedded sizes of each state's icon: 16 and 32 for
+// Windows' notification area, 64 for Linux and macOS, 256 for the web page.
+var traySizes = []int{16, 32, 64, 256}
+
+// appSizes are the application icon's sizes: the hicolor theme's, and up
+// to 1024 for a macOS iconset.
+var appSizes = []int{16, 22, 24, 32, 48, 64, 128, 256, 512, 1024}
+
+// icoSizes go into metaclaw.ico (installer, shortcuts, Add/Remove Programs).
+var icoSizes = []int{16, 24, 32, 48, 64, 256}
+
 func main() {
-	out := "icons"
-	if len(os.Args) > 1 {
-		out = os.Args[1]
-	}
-	for name, c := range states {
-		for _, size := range []int{64, 256} {
-			img := draw(size, c)
-			file := filepath.Join(out, name+"-"+itoa(size)+".png")
-			f, err := os.Create(file)
-			if err != nil {
-				log.Fatal(err)
-			}
-			if err := png.Encode(f, img); err != nil {
-				log.Fatal(err)
-			}
-			f.Close()
+	app := flag.String("app", "", "write the application icons into this directory instead")
+	flag.Parse()
+	var err error
+	if *app != "" {
+		err = writeApp(*app)
+	} else {
+		out := "icons"
+		if flag.NArg() > 0 {
+			out = flag.Arg(0)
 		}
+		err = writeTray(out)
+	}
+	if err != nil {
+		log.Fatal(err)
 	}
 }
 
-func itoa(n int) string {
-	if n == 64 {
-		return "64"
+func writeTray(dir string) error {
+	for name, c := range states {
+		for _, size := range traySizes {
+			if err := writePNG(filepath.Join(dir, name+"-"+strconv.Itoa(size)+".png"), render(size, c)); err != nil {
+				return err
+			}
+		}
 	}
-	return "256"
+	return nil
+}
+
+func writeApp(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	c := states["learning"]
+	for _, size := range appSizes {
+		if err := writePNG(filepath.Join(dir, "metaclaw-"+strconv.Itoa(size)+".png"), render(size, c)); err != nil {
+			return err
+		}
+	}
+	var pngs [][]byte
+	for _, size := range icoSizes {
+		var b bytes.Buffer
+		if err := png.Encode(&b, render(size, c)); err != nil {
+			return err
+		}
+		pngs = append(pngs, b.Bytes())
+	}
+	return os.WriteFile(filepath.Join(dir, "metaclaw.ico"), ico(icoSizes, pngs), 0o644)
+}
+
+func writePNG(file string, img image.Image) error {
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if err := png.Encode(f, img); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// ico packs PNG images into a Windows .ico file (PNG entries, read by
+// Windows Vista and later and by NSIS).
+func ico(sizes []int, pngs [][]byte) []byte {
+	var b bytes.Buffer
+	le := binary.LittleEndian
+	_ = binary.Write(&b, le, [3]uint16{0, 1, uint16(len(pngs))})
+	offset := 6 + 16*len(pngs)
+	for i, p := range pngs {
+		dim := uint8(sizes[i] % 256) // 0 means 256
+		_ = binary.Write(&b, le, [4]uint8{dim, dim, 0, 0})
+		_ = binary.Write(&b, le, [2]uint16{1, 32})
+		_ = binary.Write(&b, le, [2]uint32{uint32(len(p)), uint32(offset)})
+		offset += len(p)
+	}
+	for _, p := range pngs {
+		b.Write(p)
+	}
+	return b.Bytes()
+}
+
+// render draws the icon at a size. Below 64 pixels it draws 8 times larger
+// and scales down, so the claw marks stay visible.
+func render(size int, c color.RGBA) *image.NRGBA {
+	if size >= 64 {
+		return draw(size, c)
+	}
+	const k = 8
+	big := draw(size*k, c)
+	img := image.NewNRGBA(image.Rect(0, 0, size, size))
+	for y := 0; y < size; y++ {
+		for x := 0; x < size; x++ {
+			var r, g, bl, a float64
+			for j := 0; j < k; j++ {
+				for i := 0; i < k; i++ {
+					p := big.NRGBAAt(x*k+i, y*k+j)
+					w := float64(p.A)
+					r, g, bl, a = r+float64(p.R)*w, g+float64(p.G)*w, bl+float64(p.B)*w, a+w
+				}
+			}
+			if a == 0 {
+				continue
+			}
+			img.SetNRGBA(x, y, color.NRGBA{uint8(r/a + 0.5), uint8(g/a + 0.5), uint8(bl/a + 0.5), uint8(a/(k*k) + 0.5)})
+		}
+	}
+	return img
 }
 
 // draw paints a filled disc with three white claw marks.
