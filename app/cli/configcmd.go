@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"flag"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -180,7 +181,7 @@ func configUnset(env *Env, args []string) error {
 func configImport(env *Env, args []string) error {
 	fs := newFlags(env, "config import", "FILE [--strict]")
 	strict := fs.Bool("strict", false, "refuse the file if it names keys MetaClaw does not know")
-	if err := parse(fs, reorder(args)); err != nil {
+	if err := parse(fs, reorder(fs, args)); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -203,18 +204,32 @@ func configImport(env *Env, args []string) error {
 	return saveChanges(env, changes)
 }
 
-// reorder moves flags before positional arguments so `import FILE --strict`
-// parses like `import --strict FILE`.
-func reorder(args []string) []string {
+// reorder moves flags (with their values) before positional arguments, so
+// `import FILE --strict` parses like `import --strict FILE`.
+func reorder(fs *flag.FlagSet, args []string) []string {
 	var flags, pos []string
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") {
-			flags = append(flags, a)
-		} else {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") || a == "-" {
 			pos = append(pos, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		if f := fs.Lookup(name); f != nil && !isBool(f) && i+1 < len(args) {
+			i++
+			flags = append(flags, args[i])
 		}
 	}
 	return append(flags, pos...)
+}
+
+func isBool(f *flag.Flag) bool {
+	b, ok := f.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
 }
 
 func configExport(env *Env, args []string) error {

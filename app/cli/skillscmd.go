@@ -96,7 +96,7 @@ func meanText(m float64, n int) string {
 func skillsShow(ctx context.Context, env *Env, db *store.DB, args []string) error {
 	fs := newFlags(env, "skills show", "NAME [--version N]")
 	version := fs.Int("version", 0, "show this version instead of the current one")
-	if err := parse(fs, reorder(args)); err != nil {
+	if err := parse(fs, reorder(fs, args)); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSkillsCLI drives `metaclaw skills`: the starter bank on first use,
+// list, search, show, import (valid and broken files), export, disable,
+// enable, revert and delete, with refusals.
+func TestSkillsCLI(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	list := in.must("skills", "list").stdout
+	if !strings.Contains(list, "debug-failing-test") || !strings.Contains(list, "skill generation 0") {
+		t.Fatalf("starter bank not listed:\n%s", list)
+	}
+	if out := in.must("skills", "search", "my", "pytest", "run", "fails").stdout; !strings.Contains(out, "debug-failing-test@1") {
+		t.Errorf("search: %s", out)
+	}
+	if out := in.must("skills", "search", "thanks,", "bye").stdout; !strings.Contains(out, "no skill fits") {
+		t.Errorf("search for small talk: %s", out)
+	}
+	r := in.run("skills", "import", filepath.Join("..", "..", "learner", "skills", "testdata", "import"))
+	if r.code != 1 || !strings.Contains(r.stdout, "2 added") || !strings.Contains(r.stderr, "bad-yaml/SKILL.md") {
+		t.Errorf("import with broken files: %d %q %q", r.code, r.stdout, r.stderr)
+	}
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "good-skill"), 0o755)
+	os.WriteFile(filepath.Join(dir, "good-skill", "SKILL.md"), []byte("---\nname: good-skill\ndescription: Use when a test in the suite fails, version two.\n---\nRead the first error.\n"), 0o644)
+	if out := in.must("skills", "import", dir).stdout; !strings.Contains(out, "1 updated") {
+		t.Errorf("re-import: %s", out)
+	}
+	show := in.must("skills", "show", "good-skill").stdout
+	if !strings.Contains(show, "version two") || !strings.Contains(show, "version 2 of 2") {
+		t.Errorf("show: %s", show)
+	}
+	if out := in.must("skills", "show", "good-skill", "--version", "1").stdout; strings.Contains(out, "version two") {
+		t.Errorf("show --version 1 shows version 2: %s", out)
+	}
+	in.must("skills", "revert", "good-skill", "1")
+	if out := in.must("skills", "show", "good-skill").stdout; strings.Contains(out, "version two") || !strings.Contains(out, "version 3 of 3") {
+		t.Errorf("after revert: %s", out)
+	}
+	in.must("skills", "disable", "good-skill")
+	if strings.Contains(in.must("skills", "list").stdout, "good-skill") || !strings.Contains(in.must("skills", "list", "--all").stdout, "disabled") {
+		t.Error("disable did not hide the skill")
+	}
+	in.must("skills", "enable", "good-skill")
+	out := t.TempDir()
+	in.must("skills", "export", out)
+	if _, err := os.Stat(filepath.Join(out, "good-skill", "SKILL.md")); err != nil {
+		t.Errorf("export: %v", err)
+	}
+	in.must("skills", "delete", "good-skill")
+	in.fails(1, "not found", "skills", "show", "good-skill")
+	in.fails(1, "not found", "skills", "enable", "good-skill")
+	in.fails(2, "positive number", "skills", "revert", "flat-skill", "zero")
+	in.fails(1, "has no version 9", "skills", "show", "flat-skill", "--version", "9")
+	in.fails(2, "unknown subcommand", "skills", "frobnicate")
+}
