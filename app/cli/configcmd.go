@@ -2,9 +2,9 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
