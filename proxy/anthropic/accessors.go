@@ -15,7 +15,7 @@ func (r *MessagesRequest) Model() string {
 // SetModel sets the "model" member.
 func (r *MessagesRequest) SetModel(model string) {
 	b, _ := marshalJSON(model) // strings cannot fail
-	r.obj.set("model", b)
+	r.obj.Set("model", b)
 }
 
 // Stream reports whether a streamed response is requested.
@@ -88,7 +88,7 @@ func (r *MessagesRequest) Thinking() (Thinking, bool) {
 // System decodes the "system" member (a string or text blocks).
 func (r *MessagesRequest) System() (Content, error) {
 	var c Content
-	raw := r.obj.get("system")
+	raw := r.obj.Get("system")
 	if isNull(raw) {
 		return c, nil
 	}
@@ -102,7 +102,7 @@ func (r *MessagesRequest) System() (Content, error) {
 // as a *RequestError with code invalid_messages.
 func (r *MessagesRequest) Messages() ([]Message, error) {
 	var msgs []Message
-	raw := r.obj.get("messages")
+	raw := r.obj.Get("messages")
 	if isNull(raw) {
 		return nil, nil
 	}
@@ -126,7 +126,7 @@ func (r *MessagesRequest) SetMessages(msgs []Message) error {
 // byte for byte, so cached prefixes are unaffected); an absent system
 // becomes the string text.
 func (r *MessagesRequest) InjectSystem(text string) error {
-	raw := r.obj.get("system")
+	raw := r.obj.Get("system")
 	switch firstByte(raw) {
 	case '[':
 		var blocks []json.RawMessage
@@ -137,7 +137,7 @@ func (r *MessagesRequest) InjectSystem(text string) error {
 		if err != nil {
 			return fmt.Errorf("inject system: %w", err)
 		}
-		r.obj.set("system", rawArray(append(blocks, b)))
+		r.obj.Set("system", rawArray(append(blocks, b)))
 		return nil
 	case '"':
 		var s string
@@ -164,7 +164,7 @@ type Tool struct {
 // Tools decodes the "tools" member.
 func (r *MessagesRequest) Tools() ([]Tool, error) {
 	var tools []Tool
-	raw := r.obj.get("tools")
+	raw := r.obj.Get("tools")
 	if isNull(raw) {
 		return nil, nil
 	}

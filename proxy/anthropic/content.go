@@ -35,12 +35,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (m Message) MarshalJSON() ([]byte, error) {
 	w := newObjWriter()
-	w.value("role", m.Role)
+	w.Value("role", m.Role)
 	if m.Content.Kind != ContentAbsent {
-		w.value("content", m.Content)
+		w.Value("content", m.Content)
 	}
-	w.extra(m.Extra)
-	return w.bytes()
+	w.Extra(m.Extra)
+	return w.Bytes()
 }
 
 // ContentKind tells which JSON shape a Content has.
@@ -197,36 +197,36 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 // unset — for tool_use blocks); others only when set.
 func (b Block) MarshalJSON() ([]byte, error) {
 	w := newObjWriter()
-	w.value("type", b.Type)
+	w.Value("type", b.Type)
 	str := func(key, val string, required bool) {
 		if val != "" || required {
-			w.value(key, val)
+			w.Value(key, val)
 		}
 	}
 	str("text", b.Text, b.Type == "text")
 	if b.Source != nil {
-		w.value("source", b.Source)
+		w.Value("source", b.Source)
 	}
 	str("id", b.ID, b.Type == "tool_use")
 	str("name", b.Name, b.Type == "tool_use")
 	if len(b.Input) > 0 {
-		w.raw("input", b.Input)
+		w.Raw("input", b.Input)
 	} else if b.Type == "tool_use" {
-		w.raw("input", json.RawMessage("{}"))
+		w.Raw("input", json.RawMessage("{}"))
 	}
 	str("tool_use_id", b.ToolUseID, b.Type == "tool_result")
 	if b.Content != nil && b.Content.Kind != ContentAbsent {
-		w.value("content", b.Content)
+		w.Value("content", b.Content)
 	}
 	if b.IsError {
-		w.value("is_error", true)
+		w.Value("is_error", true)
 	}
 	str("thinking", b.Thinking, b.Type == "thinking")
 	str("signature", b.Signature, b.Type == "thinking")
 	str("data", b.Data, b.Type == "redacted_thinking")
 	if len(b.CacheControl) > 0 {
-		w.raw("cache_control", b.CacheControl)
+		w.Raw("cache_control", b.CacheControl)
 	}
-	w.extra(b.Extra)
-	return w.bytes()
+	w.Extra(b.Extra)
+	return w.Bytes()
 }

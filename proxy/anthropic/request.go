@@ -56,11 +56,11 @@ func (r *MessagesRequest) validate() error {
 		}},
 	}
 	for _, c := range checks {
-		if v := r.obj.get(c.name); !isNull(v) && !c.ok(v) {
+		if v := r.obj.Get(c.name); !isNull(v) && !c.ok(v) {
 			return invalid(CodeInvalidType, "%s: must be %s", c.name, c.desc)
 		}
 	}
-	raw := r.obj.get("messages")
+	raw := r.obj.Get("messages")
 	if isNull(raw) {
 		return invalid(CodeMissingMessages, "messages: field required")
 	}
@@ -104,22 +104,22 @@ func firstByte(raw []byte) byte {
 // Marshal returns the request body with all modifications applied and all
 // other members in their original order and bytes.
 func (r *MessagesRequest) Marshal() ([]byte, error) {
-	return r.obj.marshal(), nil
+	return r.obj.Marshal(), nil
 }
 
 // Clone returns an independent copy of r.
 func (r *MessagesRequest) Clone() *MessagesRequest {
-	return &MessagesRequest{obj: r.obj.clone()}
+	return &MessagesRequest{obj: r.obj.Clone()}
 }
 
 // Field returns the raw JSON of a top-level member, or nil when absent.
-func (r *MessagesRequest) Field(name string) json.RawMessage { return r.obj.get(name) }
+func (r *MessagesRequest) Field(name string) json.RawMessage { return r.obj.Get(name) }
 
 // Fields returns the names of the top-level members in order.
 func (r *MessagesRequest) Fields() []string {
-	names := make([]string, len(r.obj.fields))
-	for i, f := range r.obj.fields {
-		names[i] = f.key
+	names := make([]string, len(r.obj.Fields))
+	for i, f := range r.obj.Fields {
+		names[i] = f.Key
 	}
 	return names
 }
@@ -127,7 +127,7 @@ func (r *MessagesRequest) Fields() []string {
 // SetField sets a top-level member to raw JSON, keeping its position if it
 // exists. The caller must pass valid JSON.
 func (r *MessagesRequest) SetField(name string, raw json.RawMessage) {
-	r.obj.set(name, bytes.Clone(raw))
+	r.obj.Set(name, bytes.Clone(raw))
 }
 
 // SetFieldValue sets a top-level member to the JSON encoding of v.
@@ -136,17 +136,17 @@ func (r *MessagesRequest) SetFieldValue(name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	r.obj.set(name, b)
+	r.obj.Set(name, b)
 	return nil
 }
 
 // DeleteField removes a top-level member if present.
-func (r *MessagesRequest) DeleteField(name string) { r.obj.del(name) }
+func (r *MessagesRequest) DeleteField(name string) { r.obj.Del(name) }
 
 // decode unmarshals a member into v; it reports false when the member is
 // absent, null or of the wrong type.
 func (r *MessagesRequest) decode(name string, v any) bool {
-	raw := r.obj.get(name)
+	raw := r.obj.Get(name)
 	if isNull(raw) {
 		return false
 	}

@@ -50,35 +50,35 @@ func ToOpenAI(req *MessagesRequest, model string) ([]byte, error) {
 		return nil, fmt.Errorf("translate request: %w", err)
 	}
 	w := newObjWriter()
-	w.value("model", model)
-	w.value("messages", msgs)
+	w.Value("model", model)
+	w.Value("messages", msgs)
 	writeSampling(w, req)
 	if err := writeTools(w, req); err != nil {
 		return nil, fmt.Errorf("translate request: %w", err)
 	}
 	if uid := req.Metadata().UserID; uid != "" {
-		w.value("user", uid)
+		w.Value("user", uid)
 	}
-	return w.bytes()
+	return w.Bytes()
 }
 
 // writeSampling writes the generation parameters.
 func writeSampling(w *objWriter, req *MessagesRequest) {
 	if n, ok := req.MaxTokens(); ok {
-		w.value("max_tokens", n)
+		w.Value("max_tokens", n)
 	}
 	if stops := req.StopSequences(); len(stops) > 0 {
-		w.value("stop", stops)
+		w.Value("stop", stops)
 	}
 	if f, ok := req.Temperature(); ok {
-		w.value("temperature", f)
+		w.Value("temperature", f)
 	}
 	if f, ok := req.TopP(); ok {
-		w.value("top_p", f)
+		w.Value("top_p", f)
 	}
 	if req.Stream() {
-		w.value("stream", true)
-		w.raw("stream_options", json.RawMessage(`{"include_usage":true}`))
+		w.Value("stream", true)
+		w.Raw("stream_options", json.RawMessage(`{"include_usage":true}`))
 	}
 }
 
@@ -253,13 +253,13 @@ func writeTools(w *objWriter, req *MessagesRequest) error {
 	if len(out) == 0 {
 		return nil
 	}
-	w.value("tools", out)
+	w.Value("tools", out)
 	if tc, ok := req.ToolChoice(); ok {
 		if choice, ok := convertToolChoice(tc); ok {
-			w.value("tool_choice", choice)
+			w.Value("tool_choice", choice)
 		}
 		if tc.DisableParallelToolUse {
-			w.value("parallel_tool_calls", false)
+			w.Value("parallel_tool_calls", false)
 		}
 	}
 	return nil

@@ -16,7 +16,7 @@ func (r *ChatRequest) Model() string {
 // SetModel sets the "model" member.
 func (r *ChatRequest) SetModel(model string) {
 	b, _ := marshalJSON(model) // strings cannot fail
-	r.obj.set("model", b)
+	r.obj.Set("model", b)
 }
 
 // Stream reports whether the request asks for a streamed response.
@@ -40,19 +40,19 @@ func (r *ChatRequest) IncludeUsage() bool {
 // replaced. Only use it on streamed requests: OpenAI rejects
 // stream_options when "stream" is not true.
 func (r *ChatRequest) SetIncludeUsage(on bool) {
-	so, err := parseObject(r.obj.get("stream_options"))
+	so, err := parseObject(r.obj.Get("stream_options"))
 	if err != nil {
 		so = object{}
 	}
-	so.set("include_usage", json.RawMessage(fmt.Sprint(on)))
-	r.obj.set("stream_options", so.marshal())
+	so.Set("include_usage", json.RawMessage(fmt.Sprint(on)))
+	r.obj.Set("stream_options", so.Marshal())
 }
 
 // Messages decodes the "messages" member. A malformed message is reported
 // as a *RequestError with code invalid_messages.
 func (r *ChatRequest) Messages() ([]Message, error) {
 	var msgs []Message
-	raw := r.obj.get("messages")
+	raw := r.obj.Get("messages")
 	if isNull(raw) {
 		return nil, nil
 	}
@@ -78,7 +78,7 @@ func (r *ChatRequest) SetMessages(msgs []Message) error {
 // byte.
 func (r *ChatRequest) InjectSystem(text string) error {
 	var items []json.RawMessage
-	if raw := r.obj.get("messages"); !isNull(raw) {
+	if raw := r.obj.Get("messages"); !isNull(raw) {
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return fmt.Errorf("inject system: %w", err)
 		}
@@ -97,7 +97,7 @@ func (r *ChatRequest) InjectSystem(text string) error {
 		return fmt.Errorf("inject system: %w", err)
 	}
 	items[idx] = b
-	r.obj.set("messages", rawArray(items))
+	r.obj.Set("messages", rawArray(items))
 	return nil
 }
 
@@ -149,7 +149,7 @@ type FunctionDefinition struct {
 // Tools decodes the "tools" member (nil when absent).
 func (r *ChatRequest) Tools() ([]Tool, error) {
 	var tools []Tool
-	raw := r.obj.get("tools")
+	raw := r.obj.Get("tools")
 	if isNull(raw) {
 		return nil, nil
 	}

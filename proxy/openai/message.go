@@ -53,24 +53,24 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (m Message) MarshalJSON() ([]byte, error) {
 	w := newObjWriter()
-	w.value("role", m.Role)
+	w.Value("role", m.Role)
 	if m.Content.Kind != ContentAbsent {
-		w.value("content", m.Content)
+		w.Value("content", m.Content)
 	}
 	if m.Name != "" {
-		w.value("name", m.Name)
+		w.Value("name", m.Name)
 	}
 	if m.ToolCalls != nil {
-		w.value("tool_calls", m.ToolCalls)
+		w.Value("tool_calls", m.ToolCalls)
 	}
 	if m.ToolCallID != "" {
-		w.value("tool_call_id", m.ToolCallID)
+		w.Value("tool_call_id", m.ToolCallID)
 	}
 	if m.ReasoningContent != "" {
-		w.value("reasoning_content", m.ReasoningContent)
+		w.Value("reasoning_content", m.ReasoningContent)
 	}
-	w.extra(m.Extra)
-	return w.bytes()
+	w.Extra(m.Extra)
+	return w.Bytes()
 }
 
 // ContentKind tells which JSON shape a Content has.
@@ -222,15 +222,15 @@ func decodeImageURL(raw json.RawMessage, dst **ImageURL) error {
 // MarshalJSON implements json.Marshaler. A text part always has "text".
 func (p ContentPart) MarshalJSON() ([]byte, error) {
 	w := newObjWriter()
-	w.value("type", p.Type)
+	w.Value("type", p.Type)
 	if p.Text != "" || p.Type == "text" {
-		w.value("text", p.Text)
+		w.Value("text", p.Text)
 	}
 	if p.ImageURL != nil {
-		w.value("image_url", p.ImageURL)
+		w.Value("image_url", p.ImageURL)
 	}
-	w.extra(p.Extra)
-	return w.bytes()
+	w.Extra(p.Extra)
+	return w.Bytes()
 }
 
 // ToolCall is a tool call made by the assistant. Unknown members (for
@@ -272,13 +272,13 @@ func (tc *ToolCall) UnmarshalJSON(data []byte) error {
 // MarshalJSON implements json.Marshaler.
 func (tc ToolCall) MarshalJSON() ([]byte, error) {
 	w := newObjWriter()
-	w.value("id", tc.ID)
+	w.Value("id", tc.ID)
 	typ := tc.Type
 	if typ == "" {
 		typ = "function"
 	}
-	w.value("type", typ)
-	w.value("function", tc.Function)
-	w.extra(tc.Extra)
-	return w.bytes()
+	w.Value("type", typ)
+	w.Value("function", tc.Function)
+	w.Extra(tc.Extra)
+	return w.Bytes()
 }

@@ -44,13 +44,13 @@ func ParseChatRequest(body []byte) (*ChatRequest, error) {
 
 // validate checks the members the proxy relies on.
 func (r *ChatRequest) validate() error {
-	if err := checkType(r.obj.get("model"), '"', "model", "a string"); err != nil {
+	if err := checkType(r.obj.Get("model"), '"', "model", "a string"); err != nil {
 		return err
 	}
-	if err := checkBool(r.obj.get("stream"), "stream"); err != nil {
+	if err := checkBool(r.obj.Get("stream"), "stream"); err != nil {
 		return err
 	}
-	raw := r.obj.get("messages")
+	raw := r.obj.Get("messages")
 	if isNull(raw) {
 		return invalid(CodeMissingMessages, "messages", "missing required parameter: 'messages'")
 	}
@@ -103,24 +103,24 @@ func firstByte(raw []byte) byte {
 // Marshal returns the request body to send upstream: the original members
 // in their original order with all modifications applied.
 func (r *ChatRequest) Marshal() ([]byte, error) {
-	return r.obj.marshal(), nil
+	return r.obj.Marshal(), nil
 }
 
 // Clone returns an independent copy of r.
 func (r *ChatRequest) Clone() *ChatRequest {
-	return &ChatRequest{obj: r.obj.clone()}
+	return &ChatRequest{obj: r.obj.Clone()}
 }
 
 // Field returns the raw JSON of a top-level member, or nil when absent.
 func (r *ChatRequest) Field(name string) json.RawMessage {
-	return r.obj.get(name)
+	return r.obj.Get(name)
 }
 
 // Fields returns the names of the top-level members in order.
 func (r *ChatRequest) Fields() []string {
-	names := make([]string, len(r.obj.fields))
-	for i, f := range r.obj.fields {
-		names[i] = f.key
+	names := make([]string, len(r.obj.Fields))
+	for i, f := range r.obj.Fields {
+		names[i] = f.Key
 	}
 	return names
 }
@@ -128,7 +128,7 @@ func (r *ChatRequest) Fields() []string {
 // SetField sets a top-level member to raw JSON, keeping its position if it
 // already exists. The caller must pass valid JSON.
 func (r *ChatRequest) SetField(name string, raw json.RawMessage) {
-	r.obj.set(name, bytes.Clone(raw))
+	r.obj.Set(name, bytes.Clone(raw))
 }
 
 // SetFieldValue sets a top-level member to the JSON encoding of v.
@@ -137,20 +137,20 @@ func (r *ChatRequest) SetFieldValue(name string, v any) error {
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", name, err)
 	}
-	r.obj.set(name, b)
+	r.obj.Set(name, b)
 	return nil
 }
 
 // DeleteField removes a top-level member if present, e.g. proxy-only
 // members such as "session_id" that must not reach the provider.
 func (r *ChatRequest) DeleteField(name string) {
-	r.obj.del(name)
+	r.obj.Del(name)
 }
 
 // decode unmarshals a member into v; it reports false when the member is
 // absent, null or of the wrong type.
 func (r *ChatRequest) decode(name string, v any) bool {
-	raw := r.obj.get(name)
+	raw := r.obj.Get(name)
 	if isNull(raw) {
 		return false
 	}
