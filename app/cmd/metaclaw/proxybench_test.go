@@ -58,6 +58,9 @@ func BenchmarkProxyRSSUnderLoad(b *testing.B) {
 		through.warm(b, 32)
 
 		b.StopTimer()
+		// metaclaw may still be busy with the previous run (recording,
+		// learning): the baseline must not share the CPU with it.
+		waitQuiet(b, pid)
 		directRate := direct.run(b, 32, b.N)
 
 		stop := make(chan struct{})
@@ -329,4 +332,45 @@ func procStatusKB(pid int, field string) int {
 		}
 	}
 	return 0
+}
+
+// waitQuiet waits, up to a minute, until the process has used under 4 % of
+// a core for half a second.
+func waitQuiet(b *testing.B, pid int) {
+	deadline := time.Now().Add(time.Minute)
+	prev, calm := procCPUTicks(pid), 0
+	for calm < 2 {
+		if time.Now().After(deadline) {
+			b.Logf("metaclaw still busy after a minute; measuring anyway")
+			return
+		}
+		time.Sleep(250 * time.Millisecond)
+		cur := procCPUTicks(pid)
+		if cur-prev <= 1 { // clock ticks, usually 10 ms each
+			calm++
+		} else {
+			calm = 0
+		}
+		prev = cur
+	}
+}
+
+// procCPUTicks returns the user+system CPU time of a process in clock ticks
+// from /proc/<pid>/stat (Linux); 0 when unavailable.
+func procCPUTicks(pid int) int {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(data), ')') // the fields follow the command name
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0
+	}
+	utime, _ := strconv.Atoi(f[11])
+	stime, _ := strconv.Atoi(f[12])
+	return utime + stime
 }
