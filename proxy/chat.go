@@ -100,11 +100,5 @@ func (s *Server) truncateOpenAI(req *openai.ChatRequest, msgs []openai.Message, 
 	if drop == nil {
 		return nil
 	}
-	kept := msgs[:0:0]
-	for i, m := range msgs {
-		if !drop[i] {
-			kept = append(kept, m)
-		}
-	}
-	return req.SetMessages(kept)
+	return req.SetMessages(keep(msgs, drop))
 }

@@ -166,13 +166,7 @@ func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest, msgs []anthro
 	if drop == nil {
 		return nil
 	}
-	kept := msgs[:0:0]
-	for i, m := range msgs {
-		if !drop[i] {
-			kept = append(kept, m)
-		}
-	}
-	return req.SetMessages(kept)
+	return req.SetMessages(keep(msgs, drop))
 }
 
 func blocksOf(c anthropic.Content) []anthropic.Block {

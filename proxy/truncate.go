@@ -66,6 +66,17 @@ func dropGroup(msgs []msgInfo, drop []bool, from, to int) int {
 	return freed
 }
 
+// keep returns the messages truncate did not drop, in order.
+func keep[T any](msgs []T, drop []bool) []T {
+	kept := make([]T, 0, len(msgs))
+	for i, m := range msgs {
+		if !drop[i] {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
 // estimateTokens is a fast, provider-independent estimate: about four bytes
 // of JSON per token.
 func estimateTokens(b []byte) int { return len(b)/4 + 1 }
