@@ -118,13 +118,9 @@ type queryRower interface {
 }
 
 func metaInt(ctx context.Context, q queryRower, key string) (int, error) {
-	var v string
-	err := q.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, fmt.Errorf("read %s: %w", key, err)
+	v, err := metaValue(ctx, q, key)
+	if err != nil || v == "" {
+		return 0, err
 	}
 	return strconv.Atoi(v)
 }
@@ -225,8 +221,12 @@ func (db *DB) Evolutions(ctx context.Context, limit int) ([]Evolution, error) {
 
 // Meta returns a value from the meta table ("" when unset).
 func (db *DB) Meta(ctx context.Context, key string) (string, error) {
+	return metaValue(ctx, db.sql, key)
+}
+
+func metaValue(ctx context.Context, q queryRower, key string) (string, error) {
 	var v string
-	err := db.sql.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
+	err := q.QueryRowContext(ctx, "SELECT value FROM meta WHERE key = ?", key).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return "", nil
 	}
