@@ -102,22 +102,38 @@ type Memory struct {
 
 // RL configures the training backend, the judge and the evolver.
 type RL struct {
-	Enabled        bool    `key:"enabled" default:"false" doc:"enable RL training (implied by mode rl and madmax)"`
-	Backend        string  `key:"backend" default:"auto" enum:"auto|tinker|mint|weaver" doc:"Tinker-compatible training service"`
-	Model          string  `key:"model" default:"Qwen/Qwen3-8B" doc:"base model trained with LoRA"`
-	APIKey         string  `key:"api_key" secret:"true" alias:"tinker_api_key" doc:"training service API key"`
-	BaseURL        string  `key:"base_url" check:"url" alias:"tinker_base_url" doc:"training service base URL; empty = the backend's default"`
-	PRMURL         string  `key:"prm_url" default:"https://api.openai.com/v1" check:"url" doc:"judge (PRM) base URL"`
-	PRMModel       string  `key:"prm_model" default:"gpt-5.2" doc:"judge model"`
-	PRMAPIKey      string  `key:"prm_api_key" secret:"true" doc:"judge API key"`
-	PRMVotes       int     `key:"prm_votes" default:"3" min:"0" max:"15" doc:"judge votes per turn (majority wins, ties 0); 0 turns the judge off"`
-	LoRARank       int     `key:"lora_rank" default:"32" min:"1" max:"1024" doc:"LoRA rank"`
-	BatchSize      int     `key:"batch_size" default:"4" min:"1" doc:"samples per training step"`
-	ResumeFromCkpt string  `key:"resume_from_ckpt" doc:"checkpoint path to resume training from"`
-	EvolverAPIBase string  `key:"evolver_api_base" check:"url" doc:"skill evolver base URL; empty = llm.api_base"`
-	EvolverAPIKey  string  `key:"evolver_api_key" secret:"true" doc:"skill evolver API key; empty = llm.api_key"`
-	EvolverModel   string  `key:"evolver_model" default:"gpt-5.2" doc:"skill evolver model"`
-	LearningRate   float64 `key:"learning_rate" default:"0.0001" min:"0" doc:"Adam learning rate"`
+	Enabled         bool    `key:"enabled" default:"false" doc:"enable RL training (implied by mode rl and madmax)"`
+	Backend         string  `key:"backend" default:"auto" enum:"auto|tinker|mint|weaver" doc:"Tinker-compatible training service"`
+	Model           string  `key:"model" default:"Qwen/Qwen3-8B" doc:"base model trained with LoRA"`
+	APIKey          string  `key:"api_key" secret:"true" alias:"tinker_api_key" doc:"training service API key"`
+	BaseURL         string  `key:"base_url" check:"url" alias:"tinker_base_url" doc:"training service base URL; empty = the backend's default"`
+	PRMURL          string  `key:"prm_url" default:"https://api.openai.com/v1" check:"url" doc:"judge (PRM) base URL"`
+	PRMModel        string  `key:"prm_model" default:"gpt-5.2" doc:"judge model"`
+	PRMAPIKey       string  `key:"prm_api_key" secret:"true" doc:"judge API key"`
+	PRMVotes        int     `key:"prm_votes" default:"3" min:"0" max:"15" doc:"judge votes per turn (majority wins, ties 0); 0 turns the judge off"`
+	LoRARank        int     `key:"lora_rank" default:"32" min:"1" max:"1024" doc:"LoRA rank"`
+	BatchSize       int     `key:"batch_size" default:"4" min:"1" doc:"samples per training step"`
+	ResumeFromCkpt  string  `key:"resume_from_ckpt" doc:"checkpoint path to resume training from"`
+	EvolverAPIBase  string  `key:"evolver_api_base" check:"url" doc:"skill evolver base URL; empty = llm.api_base"`
+	EvolverAPIKey   string  `key:"evolver_api_key" secret:"true" doc:"skill evolver API key; empty = llm.api_key"`
+	EvolverModel    string  `key:"evolver_model" default:"gpt-5.2" doc:"skill evolver model"`
+	LearningRate    float64 `key:"learning_rate" default:"0.0001" min:"0" doc:"Adam learning rate"`
+	AdamBeta1       float64 `key:"adam_beta1" default:"0.9" min:"0" max:"1" doc:"Adam beta1"`
+	AdamBeta2       float64 `key:"adam_beta2" default:"0.95" min:"0" max:"1" doc:"Adam beta2"`
+	AdamEps         float64 `key:"adam_eps" default:"1e-08" min:"0" doc:"Adam epsilon"`
+	WeightDecay     float64 `key:"weight_decay" default:"0" min:"0" doc:"AdamW decoupled weight decay"`
+	GradClipNorm    float64 `key:"grad_clip_norm" default:"0" min:"0" doc:"gradient clipping norm; 0 turns clipping off"`
+	GroupSize       int     `key:"group_size" default:"4" min:"1" max:"64" doc:"responses per prompt for group-relative advantages (group_size-1 extra samples in a window); 1 normalises over the batch"`
+	AdvantageStd    bool    `key:"advantage_std" default:"true" doc:"divide advantages by the group's standard deviation"`
+	LossFn          string  `key:"loss_fn" default:"importance_sampling" enum:"importance_sampling|ppo|cispo" doc:"training loss"`
+	PPOClipLow      float64 `key:"ppo_clip_low" default:"0.8" min:"0" doc:"ppo: lower ratio clip"`
+	PPOClipHigh     float64 `key:"ppo_clip_high" default:"1.2" min:"0" doc:"ppo: upper ratio clip"`
+	CISPOClipLow    float64 `key:"cispo_clip_low" default:"0" min:"0" doc:"cispo: lower ratio clip"`
+	CISPOClipHigh   float64 `key:"cispo_clip_high" default:"4" min:"0" doc:"cispo: upper ratio clip"`
+	CheckpointEvery int     `key:"checkpoint_every" default:"10" min:"1" doc:"save full training state every this many steps (and when a window closes)"`
+	Tokenizer       string  `key:"tokenizer" doc:"Hugging Face repo of the tokenizer and chat template; empty = the one the service reports for rl.model"`
+	HFEndpoint      string  `key:"hf_endpoint" default:"https://huggingface.co" check:"url" doc:"Hugging Face Hub the tokenizer is fetched from on first use"`
+	MaxTokens       int     `key:"max_tokens" default:"4096" min:"1" doc:"sampling limit when the request names none"`
 }
 
 // OPD configures on-policy distillation from a teacher model.
@@ -137,6 +153,7 @@ type Scheduler struct {
 	IdleThresholdMinutes int      `key:"idle_threshold_minutes" default:"30" min:"1" doc:"keyboard idle minutes that open a window"`
 	MinWindowMinutes     int      `key:"min_window_minutes" default:"15" min:"1" doc:"shortest window worth training in"`
 	ScreenPollSeconds    int      `key:"screen_poll_seconds" default:"60" min:"5" doc:"screen-activity fallback interval"`
+	ScreenFallback       bool     `key:"screen_fallback" default:"true" doc:"watch the screen for changes when no keyboard idle source works (frames stay in memory)"`
 	Calendar             Calendar `key:"calendar"`
 }
 
