@@ -15,23 +15,21 @@ func (s *Server) handleChat(c *fiber.Ctx) error {
 	if err != nil {
 		return sendRequestError(c, err)
 	}
-	msgs, err := req.Messages()
+	texts, err := req.Conversation()
 	if err != nil {
 		return sendRequestError(c, err)
 	}
-	conv := openaiConv(msgs)
+	conv := openaiConv(texts)
 	if ts.id, err = s.identifyRequest(c, req.Field, req.DeleteField, conv); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_header", err.Error())
 	}
-	changed := false
 	if inj := s.inject(ts.id, apiOpenAI, conv); inj.text != "" {
 		if err := req.InjectSystem(inj.text); err != nil {
 			return sendError(c, http.StatusBadRequest, "invalid_messages", err.Error())
 		}
 		ts.injected = inj.ids
-		msgs, changed = nil, true
 	}
-	if err := s.truncateOpenAI(req, msgs, changed); err != nil {
+	if err := s.truncateOpenAI(req); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_messages", err.Error())
 	}
 	ts.model = s.models.resolve(req.Model())
@@ -67,26 +65,24 @@ func sendRequestError(c *fiber.Ctx, err error) error {
 	return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
 }
 
-func openaiConv(msgs []openai.Message) []ConvMessage {
+func openaiConv(msgs []openai.RoleText) []ConvMessage {
 	conv := make([]ConvMessage, len(msgs))
 	for i, m := range msgs {
-		conv[i] = ConvMessage{Role: m.Role, Text: m.Content.String()}
+		conv[i] = ConvMessage{Role: m.Role, Text: m.Text}
 	}
 	return conv
 }
 
-// truncateOpenAI applies max_context_tokens. msgs may be nil when the
-// messages changed since they were decoded.
-func (s *Server) truncateOpenAI(req *openai.ChatRequest, msgs []openai.Message, stale bool) error {
+// truncateOpenAI applies max_context_tokens, decoding the messages only
+// when they are over the budget.
+func (s *Server) truncateOpenAI(req *openai.ChatRequest) error {
 	budget := s.cfg.MaxContextTokens
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
 	}
-	if stale || msgs == nil {
-		var err error
-		if msgs, err = req.Messages(); err != nil {
-			return err
-		}
+	msgs, err := req.Messages()
+	if err != nil {
+		return err
 	}
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {

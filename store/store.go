@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -30,6 +31,29 @@ type DB struct {
 	// skillEpoch counts skill changes made through this handle, so
 	// in-process readers (the retriever) notice them at once.
 	skillEpoch atomic.Int64
+
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt // guarded by stmtMu: statements prepared once, reused on every connection
+}
+
+// stmt returns the prepared statement for query, preparing it on first use.
+// database/sql re-prepares it at most once per pooled connection, so hot
+// writers (the turn recorder) stop paying SQLite's parser on every batch.
+func (db *DB) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	db.stmtMu.Lock()
+	defer db.stmtMu.Unlock()
+	if st, ok := db.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := db.sql.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if db.stmts == nil {
+		db.stmts = make(map[string]*sql.Stmt)
+	}
+	db.stmts[query] = st
+	return st, nil
 }
 
 // Open opens (creating if needed) the database at path, sets WAL mode, the
@@ -113,6 +137,12 @@ func (db *DB) SQL() *sql.DB { return db.sql }
 
 // Close checkpoints the WAL into the main file and closes every connection.
 func (db *DB) Close() error {
+	db.stmtMu.Lock()
+	for _, st := range db.stmts {
+		st.Close()
+	}
+	db.stmts = nil
+	db.stmtMu.Unlock()
 	if db.path != ":memory:" {
 		// Best effort: a checkpoint leaves a compact file behind; the WAL is
 		// durable on its own if this fails.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Model returns the "model" member, or "" when absent.
@@ -77,47 +78,46 @@ func (r *ChatRequest) SetMessages(msgs []Message) error {
 // system message is inserted at index 0. Other messages are kept byte for
 // byte.
 func (r *ChatRequest) InjectSystem(text string) error {
-	var items []json.RawMessage
-	if raw := r.obj.Get("messages"); !isNull(raw) {
-		if err := json.Unmarshal(raw, &items); err != nil {
-			return fmt.Errorf("inject system: %w", err)
-		}
-	}
-	idx, msg, err := findSystem(items)
+	items, roles, err := r.items()
 	if err != nil {
 		return fmt.Errorf("inject system: %w", err)
 	}
+	idx := slices.IndexFunc(roles, func(role string) bool { return role == "system" || role == "developer" })
+	var msg json.RawMessage
 	if idx < 0 {
-		items = append([]json.RawMessage{nil}, items...)
-		idx, msg = 0, Message{Role: "system"}
+		msg, err = marshalJSON(Message{Role: "system", Content: TextContent(text)})
+		items = append([]json.RawMessage{msg}, items...)
+	} else {
+		msg, err = withAppendedText(items[idx], text)
+		items = slices.Clone(items)
+		items[idx] = msg
 	}
-	msg.Content = appendText(msg.Content, text)
-	b, err := marshalJSON(msg)
 	if err != nil {
 		return fmt.Errorf("inject system: %w", err)
 	}
-	items[idx] = b
 	r.obj.Set("messages", rawArray(items))
 	return nil
 }
 
-// findSystem returns the index and decoded form of the first system or
-// developer message, or -1.
-func findSystem(items []json.RawMessage) (int, Message, error) {
-	for i, item := range items {
-		var head struct {
-			Role string `json:"role"`
-		}
-		if json.Unmarshal(item, &head) != nil || (head.Role != "system" && head.Role != "developer") {
-			continue
-		}
-		var m Message
-		if err := json.Unmarshal(item, &m); err != nil {
-			return -1, Message{}, err
-		}
-		return i, m, nil
+// withAppendedText returns the message msg with text appended to its
+// content (see InjectSystem), every other member kept as it was.
+func withAppendedText(msg json.RawMessage, text string) (json.RawMessage, error) {
+	obj, err := parseObject(msg)
+	if err != nil {
+		return nil, err
 	}
-	return -1, Message{}, nil
+	var c Content
+	if raw := obj.Get("content"); !isNull(raw) {
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, err
+		}
+	}
+	b, err := marshalJSON(appendText(c, text))
+	if err != nil {
+		return nil, err
+	}
+	obj.Set("content", b)
+	return obj.Marshal(), nil
 }
 
 // appendText appends text to content as described by InjectSystem.

@@ -87,8 +87,7 @@ func TestMessagesInvalid(t *testing.T) {
 		`{"messages":[{"role":"user","tool_calls":"x"}]}`,
 		`{"messages":[{"role":"user","content":[{"type":"image_url","image_url":5}]}]}`,
 	} {
-		r := mustParse(t, body)
-		_, err := r.Messages()
+		_, err := ParseChatRequest([]byte(body))
 		var re *RequestError
 		if !errors.As(err, &re) || re.Code != CodeInvalidMessages {
 			t.Errorf("%s: err = %v, want invalid_messages", body, err)
@@ -165,7 +164,8 @@ func TestInjectSystem(t *testing.T) {
 			}
 		})
 	}
-	r := mustParse(t, `{"messages":[{"role":"system","content":5}]}`)
+	r := mustParse(t, `{"messages":[{"role":"system","content":"s"}]}`)
+	r.SetField("messages", json.RawMessage(`[{"role":"system","content":5}]`))
 	if err := r.InjectSystem("x"); err == nil {
 		t.Error("expected error for malformed system message")
 	}

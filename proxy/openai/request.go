@@ -14,7 +14,8 @@ import (
 //
 // A ChatRequest is not safe for concurrent modification.
 type ChatRequest struct {
-	obj object
+	obj  object
+	msgs *msgCache // the split "messages", see items
 }
 
 // ParseChatRequest parses and validates a request body. Validation failures
@@ -50,24 +51,11 @@ func (r *ChatRequest) validate() error {
 	if err := checkBool(r.obj.Get("stream"), "stream"); err != nil {
 		return err
 	}
-	raw := r.obj.Get("messages")
-	if isNull(raw) {
+	if isNull(r.obj.Get("messages")) {
 		return invalid(CodeMissingMessages, "messages", "missing required parameter: 'messages'")
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return invalid(CodeInvalidMessages, "messages", "'messages' must be an array")
-	}
-	for i, item := range items {
-		var head struct {
-			Role *string `json:"role"`
-		}
-		if firstByte(item) != '{' || json.Unmarshal(item, &head) != nil || head.Role == nil {
-			return invalid(CodeInvalidMessages, fmt.Sprintf("messages[%d]", i),
-				"messages[%d] must be an object with a string 'role'", i)
-		}
-	}
-	return nil
+	_, _, err := r.items()
+	return err
 }
 
 // checkType reports an invalid_type error when raw is present, not null and
@@ -108,7 +96,7 @@ func (r *ChatRequest) Marshal() ([]byte, error) {
 
 // Clone returns an independent copy of r.
 func (r *ChatRequest) Clone() *ChatRequest {
-	return &ChatRequest{obj: r.obj.Clone()}
+	return &ChatRequest{obj: r.obj.Clone(), msgs: r.msgs}
 }
 
 // Field returns the raw JSON of a top-level member, or nil when absent.

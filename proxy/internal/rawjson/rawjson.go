@@ -12,6 +12,11 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
 )
 
 // Field is one member of a JSON object, kept as raw JSON.
@@ -31,8 +36,65 @@ var ErrNotObject = errors.New("not a JSON object")
 
 // ParseObject decodes data, which must hold exactly one JSON object. A
 // repeated key keeps its first position and its last value, matching
-// encoding/json's last-wins semantics.
+// encoding/json's last-wins semantics. The Object keeps its own copy of
+// data: member values are slices of that copy, so callers may reuse data.
+//
+// Valid input takes one validating pass and one splitting pass with gjson
+// (no reflection, one allocation for the copy and one for the members);
+// input gjson rejects (or that is not UTF-8, which encoding/json repairs)
+// is parsed again with encoding/json, whose error the
+// caller gets.
 func ParseObject(data []byte) (Object, error) {
+	data = bytes.TrimLeft(data, " \t\r\n")
+	if !utf8.Valid(data) || !gjson.ValidBytes(data) {
+		return parseObjectSlow(data)
+	}
+	if len(data) == 0 || data[0] != '{' {
+		return Object{}, ErrNotObject
+	}
+	data = bytes.Clone(data)
+	o := Object{Fields: make([]Field, 0, 8)}
+	gjson.Parse(unsafe.String(&data[0], len(data))).ForEach(func(k, v gjson.Result) bool {
+		o.Set(strings.Clone(k.String()), sub(data, v))
+		return true
+	})
+	return o, nil
+}
+
+// sub returns the bytes of data that v (parsed from data) covers.
+func sub(data []byte, v gjson.Result) json.RawMessage {
+	return data[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
+}
+
+// SplitArray returns the elements of a JSON array as slices of raw, which
+// must be valid JSON (for example a member of a parsed Object). It reports
+// false when raw is not an array.
+func SplitArray(raw json.RawMessage) ([]json.RawMessage, bool) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	items := make([]json.RawMessage, 0, 8)
+	gjson.Parse(unsafe.String(&raw[0], len(raw))).ForEach(func(_, v gjson.Result) bool {
+		items = append(items, sub(raw, v))
+		return true
+	})
+	return items, true
+}
+
+// View returns a gjson view of raw without copying it. raw must stay
+// unchanged while the view is used.
+func View(raw []byte) gjson.Result {
+	if len(raw) == 0 {
+		return gjson.Result{}
+	}
+	return gjson.Parse(unsafe.String(&raw[0], len(raw)))
+}
+
+// parseObjectSlow parses with encoding/json's decoder, for the error
+// message of invalid input (and as the arbiter should gjson ever reject
+// what encoding/json accepts).
+func parseObjectSlow(data []byte) (Object, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
 	if err != nil {
@@ -96,7 +158,11 @@ func (o *Object) Clone() Object {
 
 // marshal encodes the Object with its members in order.
 func (o *Object) Marshal() []byte {
-	w := NewWriter()
+	n := 2
+	for _, f := range o.Fields {
+		n += len(f.Key) + len(f.Val) + 4
+	}
+	w := &Writer{buf: append(make([]byte, 0, n), '{')}
 	for _, f := range o.Fields {
 		w.Raw(f.Key, f.Val)
 	}
@@ -111,7 +177,11 @@ func IsNull(raw json.RawMessage) bool {
 
 // RawArray joins raw JSON values into an array without re-encoding them.
 func RawArray(items []json.RawMessage) json.RawMessage {
-	out := []byte{'['}
+	n := 2
+	for _, it := range items {
+		n += len(it) + 1
+	}
+	out := append(make([]byte, 0, n), '[')
 	for i, it := range items {
 		if i > 0 {
 			out = append(out, ',')
@@ -148,6 +218,13 @@ func (w *Writer) Raw(key string, val json.RawMessage) {
 	if len(w.buf) > 1 {
 		w.buf = append(w.buf, ',')
 	}
+	if plainKey(key) {
+		w.buf = append(w.buf, '"')
+		w.buf = append(w.buf, key...)
+		w.buf = append(w.buf, '"', ':')
+		w.buf = append(w.buf, val...)
+		return
+	}
 	k, err := Marshal(key)
 	if err != nil {
 		w.err = err
@@ -156,6 +233,17 @@ func (w *Writer) Raw(key string, val json.RawMessage) {
 	w.buf = append(w.buf, k...)
 	w.buf = append(w.buf, ':')
 	w.buf = append(w.buf, val...)
+}
+
+// plainKey reports whether key encodes as itself between quotes: printable
+// ASCII without '"' or '\\'.
+func plainKey(key string) bool {
+	for i := 0; i < len(key); i++ {
+		if c := key[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // value appends a member encoding v.

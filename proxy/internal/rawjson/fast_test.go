@@ -1,0 +1,69 @@
+package rawjson
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzParseObjectAgrees checks the gjson fast path against encoding/json:
+// both accept or both refuse, and they find the same members with the same
+// raw bytes.
+func FuzzParseObjectAgrees(f *testing.F) {
+	for _, s := range []string{
+		`{}`, ` {"a":1} `, `{"a":"x\u00e9\ud83d\ude00","b":[1,{"c":null}],"a":true}`,
+		`{"k\"ey":"v"}`, `{"a":01}`, `{"a":1,}`, `{"a" 1}`, `[1]`, `"s"`, `{"a":1}x`, `{"a":"\x01"}`,
+		`{"a":1e+9,"b":-0.5E-3,"c":[],"d":{}}`, `{"a":"\ud800"}`, `{"a":tru}`, ``, `   `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ferr := ParseObject(data)
+		slow, serr := parseObjectSlow(bytes.TrimLeft(data, " \t\r\n"))
+		if (ferr == nil) != (serr == nil) {
+			t.Fatalf("fast err %v, slow err %v for %q", ferr, serr, data)
+		}
+		if ferr != nil {
+			return
+		}
+		if len(fast.Fields) != len(slow.Fields) {
+			t.Fatalf("fast %d members, slow %d for %q", len(fast.Fields), len(slow.Fields), data)
+		}
+		for i := range fast.Fields {
+			a, b := fast.Fields[i], slow.Fields[i]
+			if a.Key != b.Key || !bytes.Equal(a.Val, b.Val) {
+				t.Fatalf("member %d: fast %q=%s, slow %q=%s", i, a.Key, a.Val, b.Key, b.Val)
+			}
+		}
+		if !json.Valid(fast.Marshal()) {
+			t.Fatalf("Marshal gave invalid JSON for %q", data)
+		}
+	})
+}
+
+// TestParseObjectCopies checks the Object does not alias the caller's
+// buffer.
+func TestParseObjectCopies(t *testing.T) {
+	buf := []byte(`{"model":"a","messages":[{"role":"user"}]}`)
+	o, err := ParseObject(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		buf[i] = ' '
+	}
+	if got := string(o.Marshal()); got != `{"model":"a","messages":[{"role":"user"}]}` {
+		t.Fatalf("Marshal after the caller reused its buffer = %s", got)
+	}
+}
+
+func TestSplitArray(t *testing.T) {
+	items, ok := SplitArray(json.RawMessage(` [ {"a":1} , "x",[2] ,null]`))
+	if !ok || len(items) != 4 || string(items[0]) != `{"a":1}` || string(items[1]) != `"x"` ||
+		string(items[2]) != `[2]` || string(items[3]) != `null` {
+		t.Fatalf("SplitArray = %q, %v", items, ok)
+	}
+	if _, ok := SplitArray(json.RawMessage(`{"a":1}`)); ok {
+		t.Fatal("SplitArray accepted an object")
+	}
+}
