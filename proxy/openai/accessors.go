@@ -1,9 +1,12 @@
 package openai
 
 import (
+	"bytes"
+
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 	"slices"
 )
 
@@ -105,6 +108,13 @@ func withAppendedText(msg json.RawMessage, text string) (json.RawMessage, error)
 	obj, err := parseObject(msg)
 	if err != nil {
 		return nil, err
+	}
+	if raw := bytes.TrimSpace(obj.Get("content")); len(raw) > 2 && raw[0] == '"' {
+		// Non-empty string content: splice the escaped text in before the
+		// closing quote instead of decoding and re-encoding the string.
+		out := append(slices.Clip(raw[:len(raw)-1]), rawjson.AppendString(nil, "\n\n"+text)[1:]...)
+		obj.Set("content", out)
+		return obj.Marshal(), nil
 	}
 	var c Content
 	if raw := obj.Get("content"); !isNull(raw) {

@@ -67,3 +67,22 @@ func TestSplitArray(t *testing.T) {
 		t.Fatal("SplitArray accepted an object")
 	}
 }
+
+// FuzzAppendString holds AppendString to encoding/json's output.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "plain", "q\"b\\s\n\r\t\b\f\x00\x1f", "é😀", "\u2028\u2029", "\xff\xfe", "<a&b>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(s); err != nil {
+			t.Fatal(err)
+		}
+		want := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+		if got := AppendString(nil, s); !bytes.Equal(got, want) {
+			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+		}
+	})
+}

@@ -191,8 +191,67 @@ func RawArray(items []json.RawMessage) json.RawMessage {
 	return append(out, ']')
 }
 
+// AppendString appends s as a JSON string, escaped as encoding/json does
+// without HTML escaping: '"', '\\' and control characters, U+2028 and
+// U+2029, and invalid UTF-8 as U+FFFD.
+func AppendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			dst = append(append(dst, s[start:i]...), escapeASCII(c)...)
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			dst = append(append(dst, s[start:i]...), `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			dst = append(append(dst, s[start:i]...), fmt.Sprintf(`\u%04x`, r)...)
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(dst, s[start:]...), '"')
+}
+
+// escapeASCII returns the JSON escape of an ASCII byte that needs one.
+func escapeASCII(c byte) string {
+	switch c {
+	case '"':
+		return `\"`
+	case '\\':
+		return `\\`
+	case '\n':
+		return `\n`
+	case '\r':
+		return `\r`
+	case '\t':
+		return `\t`
+	case '\b':
+		return `\b`
+	case '\f':
+		return `\f`
+	}
+	const hex = "0123456789abcdef"
+	return string([]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]})
+}
+
 // Marshal encodes v like json.Marshal but without HTML escaping.
 func Marshal(v any) ([]byte, error) {
+	if s, ok := v.(string); ok {
+		return AppendString(nil, s), nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
