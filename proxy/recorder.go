@@ -92,20 +92,50 @@ func (r *asyncRecorder) publish(ev Event) {
 	}
 }
 
+// recordLinger is how long the recorder waits for more turns before it
+// commits a batch that is not full. Each SQLite commit costs about as much
+// as the inserts of a dozen turns, so under load a few milliseconds of
+// waiting turn many small commits into a few large ones; a lone turn is
+// stored a few milliseconds later, off the request path either way.
+const recordLinger = 5 * time.Millisecond
+
 // run writes queued turns until ctx ends, then drains what is left (bounded
 // by drain).
 func (r *asyncRecorder) run(ctx context.Context, drain time.Duration) {
 	batch := make([]recordItem, 0, 64)
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
 	for {
 		select {
 		case it := <-r.queue:
 			batch = r.collect(append(batch[:0], it))
+			if len(batch) < cap(batch) {
+				batch = r.lingerFor(ctx, linger, batch)
+			}
 			r.write(context.Background(), batch)
 		case <-ctx.Done():
 			r.drain(drain)
 			return
 		}
 	}
+}
+
+// lingerFor adds turns that arrive within recordLinger to batch, until it
+// is full.
+func (r *asyncRecorder) lingerFor(ctx context.Context, t *time.Timer, batch []recordItem) []recordItem {
+	t.Reset(recordLinger)
+	defer t.Stop()
+	for len(batch) < cap(batch) {
+		select {
+		case it := <-r.queue:
+			batch = append(batch, it)
+		case <-t.C:
+			return batch
+		case <-ctx.Done():
+			return batch
+		}
+	}
+	return batch
 }
 
 func (r *asyncRecorder) collect(batch []recordItem) []recordItem {

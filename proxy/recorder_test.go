@@ -38,7 +38,9 @@ func TestSlowOrFailingStoreNeverDelaysResponses(t *testing.T) {
 	t.Parallel()
 	for _, st := range []*slowStore{{delay: 2 * time.Second}, {fail: true}} {
 		e := newEnv(t, func(_ *config.Config, o *proxy.Options) { o.Recorder = st; o.RecordQueue = 2 })
-		for i := 0; i < 6; i++ {
+		// More turns than a batch (64) and the queue hold, so a slow
+		// store must drop some.
+		for i := 0; i < 100; i++ {
 			start := time.Now()
 			status, b, _ := e.post("/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"x"}]}`)
 			if status != 200 {
