@@ -28,6 +28,13 @@ type streamConv interface {
 	response() response
 }
 
+// observer is a streamConv that relays every event byte for byte; relay
+// writes and flushes the event first and lets the converter read it after,
+// so parsing never delays the client.
+type observer interface {
+	observe(ev sse.Event) error
+}
+
 // relay copies an upstream event stream to the client as events arrive,
 // flushing each one. It stops when the upstream ends, fails, goes silent
 // for longer than idle, or the client goes away (a failed flush), and
@@ -49,7 +56,11 @@ func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration,
 			}
 			return endStream(w, conv, err, ir.timedOut())
 		}
-		out, convErr := conv.event(ev)
+		out, convErr := ev.Raw, error(nil)
+		obs, passthrough := conv.(observer)
+		if !passthrough {
+			out, convErr = conv.event(ev)
+		}
 		if len(out) > 0 {
 			if _, err := w.Write(out); err != nil || w.Flush() != nil {
 				return 499, "client disconnected"
@@ -58,6 +69,9 @@ func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration,
 				first = false
 				onFirst()
 			}
+		}
+		if passthrough {
+			convErr = obs.observe(ev) // after the bytes are on their way
 		}
 		if convErr != nil && streamErr == nil {
 			streamErr = convErr // relayed as the upstream sent it; recorded at the end
@@ -122,16 +136,18 @@ type openaiRelay struct {
 	done bool
 }
 
-func (o *openaiRelay) event(ev sse.Event) ([]byte, error) {
+func (o *openaiRelay) event(ev sse.Event) ([]byte, error) { return ev.Raw, o.observe(ev) }
+
+func (o *openaiRelay) observe(ev sse.Event) error {
 	if len(ev.Data) == 0 {
-		return ev.Raw, nil
+		return nil
 	}
 	err := o.acc.Add(ev.Data)
 	var se *openai.StreamError
 	if errors.As(err, &se) {
-		return ev.Raw, se
+		return se
 	}
-	return ev.Raw, nil // an unparsable chunk is still the upstream's to send
+	return nil // an unparsable chunk is still the upstream's to send
 }
 
 func (o *openaiRelay) complete() bool { return o.acc.Done() || o.acc.FinishReason() != "" }
@@ -154,16 +170,18 @@ type anthropicRelay struct {
 	acc anthropic.Accumulator
 }
 
-func (a *anthropicRelay) event(ev sse.Event) ([]byte, error) {
+func (a *anthropicRelay) event(ev sse.Event) ([]byte, error) { return ev.Raw, a.observe(ev) }
+
+func (a *anthropicRelay) observe(ev sse.Event) error {
 	if len(ev.Data) == 0 {
-		return ev.Raw, nil
+		return nil
 	}
 	err := a.acc.Add(ev.Event, ev.Data)
 	var se *anthropic.StreamError
 	if errors.As(err, &se) {
-		return ev.Raw, se
+		return se
 	}
-	return ev.Raw, nil
+	return nil
 }
 
 func (a *anthropicRelay) complete() bool { return a.acc.Done() }
