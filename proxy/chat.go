@@ -10,7 +10,7 @@ import (
 
 // handleChat serves POST /v1/chat/completions.
 func (s *Server) handleChat(c *fiber.Ctx) error {
-	ts := &turnState{start: s.opts.Now(), api: apiOpenAI}
+	ts := &turnState{start: s.opts.Now(), api: apiOpenAI, policy: s.usePolicy()}
 	req, err := openai.ParseChatRequest(c.Body())
 	if err != nil {
 		return sendRequestError(c, err)

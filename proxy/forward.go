@@ -50,6 +50,14 @@ func (s *Server) forward(c *fiber.Ctx, ts *turnState, out outRequest, rebody fun
 // call tries the primary upstream, then the fallback when the primary
 // cannot answer (unreachable, timeout, or 429/5xx after its retries).
 func (s *Server) call(ctx context.Context, ts *turnState, out outRequest, rebody func(string) []byte, api string) (*http.Response, error) {
+	if ts.policy {
+		if resp, ok := s.callPolicy(ctx, ts, out); ok || api != s.primary.api {
+			if !ok {
+				return nil, &upstreamError{status: http.StatusBadGateway, err: errPolicyFailed}
+			}
+			return resp, nil
+		}
+	}
 	fwd := s.cfg.Proxy.ForwardClientAuth
 	resp, retries, err := s.client.do(ctx, s.primary, out, fwd)
 	ts.retries, ts.upstream = retries, s.primary.name
@@ -66,6 +74,10 @@ func (s *Server) call(ctx context.Context, ts *turnState, out outRequest, rebody
 	ts.retries += retries + 1
 	return resp, err
 }
+
+// errPolicyFailed is returned when the policy failed and llm.* speaks
+// another API than the request was prepared for.
+var errPolicyFailed = errors.New("the training policy failed and llm.* cannot take this request")
 
 func errString(err error) string {
 	if err == nil {

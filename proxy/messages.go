@@ -12,7 +12,7 @@ import (
 // Anthropic upstream the request passes natively; against an OpenAI-style
 // upstream it is translated both ways, streaming included.
 func (s *Server) handleMessages(c *fiber.Ctx) error {
-	ts := &turnState{start: s.opts.Now(), api: apiAnthropic}
+	ts := &turnState{start: s.opts.Now(), api: apiAnthropic, policy: s.usePolicy()}
 	req, err := anthropic.ParseMessagesRequest(c.Body())
 	if err != nil {
 		return sendRequestError(c, err)
@@ -35,7 +35,7 @@ func (s *Server) handleMessages(c *fiber.Ctx) error {
 	}
 	clientModel := req.Model()
 	ts.model, ts.stream = s.models.resolve(clientModel), req.Stream()
-	if s.primary.api == apiAnthropic {
+	if s.primary.api == apiAnthropic && !ts.policy {
 		return s.messagesNative(c, ts, req)
 	}
 	return s.messagesTranslated(c, ts, req, clientModel)

@@ -35,22 +35,27 @@ type Options struct {
 	RecordQueue int
 	// Memory serves /v1/memory/*; nil answers them 404.
 	Memory MemoryService
+	// Policy serves chat turns from the trained model when the mode is rl
+	// or madmax and it is ready; nil (or skills_only) uses llm.* only.
+	Policy Policy
 }
 
 // Server is the proxy's HTTP server.
 type Server struct {
-	opts      Options
-	cfg       config.Config
-	log       *slog.Logger
-	app       *fiber.App
-	ln        net.Listener
-	client    *client
-	primary   *upstream
-	fallback  *upstream // nil when none is configured
-	rec       *asyncRecorder
-	models    *modelCache
-	baseCtx   context.Context // cancelled when Serve returns: ends upstream calls
-	cancelAll context.CancelFunc
+	opts         Options
+	cfg          config.Config
+	log          *slog.Logger
+	app          *fiber.App
+	ln           net.Listener
+	client       *client
+	primary      *upstream
+	fallback     *upstream // nil when none is configured
+	policy       *upstream // nil unless a Policy is set and the mode trains
+	policyClient *client
+	rec          *asyncRecorder
+	models       *modelCache
+	baseCtx      context.Context // cancelled when Serve returns: ends upstream calls
+	cancelAll    context.CancelFunc
 }
 
 // New builds a server; Listen binds it and Serve runs it.
@@ -71,6 +76,9 @@ func New(opts Options) *Server {
 	if cfg.Proxy.FallbackAPIBase != "" {
 		s.fallback = newUpstream("fallback", cfg.Proxy.FallbackProvider, cfg.Proxy.FallbackAPIBase,
 			cfg.Proxy.FallbackAPIKey, firstNonEmpty(cfg.Proxy.FallbackModelID, cfg.LLM.ModelID))
+	}
+	if opts.Policy != nil && cfg.Resolve().Mode != "skills_only" {
+		s.policy, s.policyClient = newPolicyUpstream(opts.Policy)
 	}
 	if opts.Recorder != nil {
 		s.rec = newAsyncRecorder(opts.Recorder, s.log, opts.RecordQueue, opts.Now)

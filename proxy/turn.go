@@ -21,7 +21,9 @@ type turnState struct {
 	request  []byte // body as sent upstream
 	ttfb     time.Duration
 	retries  int
-	upstream string // "primary" or "fallback"
+	upstream string // "primary", "fallback" or "policy"
+	policy   bool   // this turn goes to the Policy first
+	sampleID int64  // the Policy's training sample for this turn, 0 if none
 }
 
 // response is what the upstream answered, reduced for recording.
@@ -111,6 +113,7 @@ func (s *Server) record(ts *turnState, status int, errMsg string, fill func() re
 		SessionID: ts.id.sessionID, Type: ts.id.turnType, API: ts.api, Model: ts.model, Stream: ts.stream,
 		Request: ts.request, LatencyMS: ms(now.Sub(ts.start)), TTFBMS: ms(ts.ttfb), Status: status,
 		Error: errMsg, Injected: idsJSON(ts.injected), CreatedAt: ts.start, Client: ts.id.client, Scope: ts.id.scope,
+		Upstream: ts.upstream, SampleID: ts.sampleID,
 	}
 	var f func(*store.Turn)
 	if fill != nil {
