@@ -1,28 +1,27 @@
 // Package llm is the learner's client for one-shot, non-streaming
-// completions: the judge and the skill evolver ask a model one question and
-// read one answer. It speaks OpenAI Chat Completions (openai-go) or the
-// Anthropic Messages API (anthropic-sdk-go), with a timeout per attempt and
-// up to two retries with backoff on 429, 5xx and transport errors (the SDKs'
-// own retry logic, which honours Retry-After). It also resolves the judge's
-// and the evolver's endpoints from the configuration.
+// completions: the judge, the skill evolver and memory extraction ask a
+// model one question and read one answer. It speaks OpenAI Chat
+// Completions or the Anthropic Messages API over net/http (see Poster),
+// with a timeout per attempt and up to two retries with backoff on 408,
+// 409, 429, 5xx and transport errors, honouring Retry-After. It also
+// resolves the judge's and the evolver's endpoints from the configuration.
+//
+// The official SDKs are deliberately not linked into the binary (their
+// package inits and code cost ~10 MB of idle memory); the tests use them
+// as reference clients instead.
 //
 // It may be imported by the packages of app/learner; it imports only
-// store/config and the two SDKs.
+// store/config.
 package llm
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2"
-	anoption "github.com/anthropics/anthropic-sdk-go/v2/option"
-	"github.com/openai/openai-go/v3"
-	oaoption "github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/shared"
 )
 
 // APIs an Endpoint may speak.
@@ -38,8 +37,15 @@ const DefaultTimeout = 90 * time.Second
 // 408/409 or a transport error).
 const MaxRetries = 2
 
+// MaxRetryDelay caps the wait between attempts; a Retry-After above it
+// ends the retries.
+const MaxRetryDelay = 30 * time.Second
+
 // DefaultMaxTokens is used when Options.MaxTokens is zero.
 const DefaultMaxTokens = 1024
+
+// AnthropicVersion is the anthropic-version header sent to Messages APIs.
+const AnthropicVersion = "2023-06-01"
 
 // Endpoint is where and how to ask a model.
 type Endpoint struct {
@@ -63,9 +69,8 @@ type Options struct {
 
 // Client asks one endpoint for completions. It is safe for concurrent use.
 type Client struct {
-	ep Endpoint
-	oa openai.Client
-	an anthropic.Client
+	ep   Endpoint
+	post *Poster
 }
 
 // New returns a client for ep. Credentials and base URLs come only from ep,
@@ -77,47 +82,32 @@ func New(ep Endpoint) *Client {
 	if ep.Timeout <= 0 {
 		ep.Timeout = DefaultTimeout
 	}
-	c := &Client{ep: ep}
-	if ep.API == APIAnthropic {
-		c.an = anthropic.NewClient(anthropicOptions(ep)...)
-	} else {
-		c.oa = openai.NewClient(openaiOptions(ep)...)
-	}
-	return c
+	return &Client{ep: ep, post: &Poster{Header: headersFor(ep), Secret: ep.APIKey, Timeout: ep.Timeout,
+		MaxRetries: MaxRetries, MaxRetryDelay: MaxRetryDelay}}
 }
 
-func openaiOptions(ep Endpoint) []oaoption.RequestOption {
-	opts := []oaoption.RequestOption{
-		oaoption.WithBaseURL(ep.BaseURL), oaoption.WithAPIKey(ep.APIKey),
-		oaoption.WithRequestTimeout(ep.Timeout), oaoption.WithMaxRetries(MaxRetries),
-		oaoption.WithMaxRetryDelay(30 * time.Second),
-		// Ambient OPENAI_ORG_ID / OPENAI_PROJECT_ID belong to another account.
-		oaoption.WithHeaderDel("OpenAI-Organization"), oaoption.WithHeaderDel("OpenAI-Project"),
+// headersFor returns the credential and provider headers of ep: the key as
+// a bearer token for OpenAI-style APIs; as x-api-key, which Anthropic and
+// its compatible providers take (as in the proxy's own upstream calls),
+// with anthropic-version for Anthropic.
+func headersFor(ep Endpoint) http.Header {
+	if ep.API != APIAnthropic {
+		return BearerHeader(ep.APIKey, ep.Headers)
+	}
+	h := http.Header{}
+	h.Set("Anthropic-Version", AnthropicVersion)
+	if ep.APIKey != "" {
+		h.Set("X-Api-Key", ep.APIKey)
 	}
 	for k, v := range ep.Headers {
-		opts = append(opts, oaoption.WithHeader(k, v))
+		h.Set(k, v)
 	}
-	return opts
+	return h
 }
 
-func anthropicOptions(ep Endpoint) []anoption.RequestOption {
-	opts := []anoption.RequestOption{
-		anoption.WithoutEnvironmentDefaults(),
-		anoption.WithBaseURL(AnthropicRoot(ep.BaseURL)), anoption.WithAPIKey(ep.APIKey),
-		// The SDK sends the key as a bearer token; Anthropic-compatible
-		// providers (and the proxy's own upstream calls) use x-api-key.
-		anoption.WithHeader("x-api-key", ep.APIKey),
-		anoption.WithRequestTimeout(ep.Timeout), anoption.WithMaxRetries(MaxRetries),
-	}
-	for k, v := range ep.Headers {
-		opts = append(opts, anoption.WithHeader(k, v))
-	}
-	return opts
-}
-
-// AnthropicRoot turns a configured Anthropic base URL into the SDK's root:
-// the SDK appends "v1/messages" itself, while MetaClaw's configuration (like
-// the proxy) names the base with its /v1 suffix.
+// AnthropicRoot turns a configured Anthropic base URL into the API root
+// that "/v1/messages" is appended to: MetaClaw's configuration (like the
+// proxy) names the base with its /v1 suffix, but may also omit it.
 func AnthropicRoot(base string) string {
 	base = strings.TrimRight(base, "/")
 	return strings.TrimSuffix(base, "/v1")
@@ -155,27 +145,29 @@ func (c *Client) Complete(ctx context.Context, system, user string, opts Options
 }
 
 func (c *Client) completeOpenAI(ctx context.Context, system, user string, opts Options) (string, error) {
-	p := openai.ChatCompletionNewParams{
+	req := chatRequest{
 		Model:    c.ep.Model,
-		Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(system), openai.UserMessage(user)},
+		Messages: []chatMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
 	}
 	if ReasoningModel(c.ep.Model) {
 		// Reasoning models reject temperature and max_tokens; their limit
 		// also covers hidden reasoning, so leave room for it.
-		p.MaxCompletionTokens = openai.Int(int64(opts.MaxTokens) * 4)
+		req.MaxCompletionTokens = opts.MaxTokens * 4
 	} else {
-		p.Temperature = openai.Float(opts.Temperature)
-		p.MaxTokens = openai.Int(int64(opts.MaxTokens))
+		req.Temperature = &opts.Temperature
+		req.MaxTokens = opts.MaxTokens
 	}
 	if opts.JSON {
-		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+		req.ResponseFormat = &responseFormat{Type: "json_object"}
 	}
-	res, err := c.oa.Chat.Completions.New(ctx, p)
-	if err != nil && opts.JSON && statusOf(err) == 400 {
+	url := strings.TrimRight(c.ep.BaseURL, "/") + "/chat/completions"
+	var res chatResponse
+	err := c.post.PostJSON(ctx, url, req, &res)
+	if err != nil && opts.JSON && StatusOf(err) == 400 {
 		// Some OpenAI-compatible servers reject response_format; the
 		// prompts ask for JSON anyway.
-		p.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{}
-		res, err = c.oa.Chat.Completions.New(ctx, p)
+		req.ResponseFormat = nil
+		err = c.post.PostJSON(ctx, url, req, &res)
 	}
 	if err != nil {
 		return "", err
@@ -187,14 +179,16 @@ func (c *Client) completeOpenAI(ctx context.Context, system, user string, opts O
 }
 
 func (c *Client) completeAnthropic(ctx context.Context, system, user string, opts Options) (string, error) {
-	p := anthropic.MessageNewParams{
-		Model:     anthropic.Model(c.ep.Model),
-		MaxTokens: int64(opts.MaxTokens),
-		System:    []anthropic.TextBlockParam{{Text: system}},
-		Messages:  []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(user))},
+	req := messagesRequest{
+		Model:     c.ep.Model,
+		MaxTokens: opts.MaxTokens,
+		Messages:  []anthropicMessage{{Role: "user", Content: []textBlock{{Type: "text", Text: user}}}},
 	}
-	res, err := c.an.Messages.New(ctx, p)
-	if err != nil {
+	if system != "" {
+		req.System = []textBlock{{Type: "text", Text: system}}
+	}
+	var res messagesResponse
+	if err := c.post.PostJSON(ctx, AnthropicRoot(c.ep.BaseURL)+"/v1/messages", req, &res); err != nil {
 		return "", err
 	}
 	var b strings.Builder
@@ -204,19 +198,6 @@ func (c *Client) completeAnthropic(ctx context.Context, system, user string, opt
 		}
 	}
 	return b.String(), nil
-}
-
-// statusOf returns the HTTP status of an SDK error, or 0.
-func statusOf(err error) int {
-	var oe *openai.Error
-	if errors.As(err, &oe) {
-		return oe.StatusCode
-	}
-	var ae *anthropic.Error
-	if errors.As(err, &ae) {
-		return ae.StatusCode
-	}
-	return 0
 }
 
 // ReasoningModel reports whether an OpenAI model id names a reasoning model

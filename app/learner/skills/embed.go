@@ -4,27 +4,49 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/store"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
+)
+
+// Embedding requests: a timeout per attempt and the retries after a 408,
+// 409, 429, 5xx or transport error.
+const (
+	embedTimeout    = 20 * time.Second
+	embedMaxRetries = 2
 )
 
 // Embedder turns texts into vectors through an OpenAI-compatible
 // /v1/embeddings endpoint, caching every vector in the store by model and
 // text hash.
 type Embedder struct {
-	client openai.Client
-	model  string
-	db     *store.DB
+	post  *llm.Poster
+	url   string
+	model string
+	db    *store.DB
 }
 
 // NewEmbedder makes an embedder for baseURL (ending in /v1), key and model.
 func NewEmbedder(db *store.DB, baseURL, key, model string) *Embedder {
-	c := openai.NewClient(option.WithBaseURL(baseURL), option.WithAPIKey(key),
-		option.WithRequestTimeout(20*time.Second), option.WithMaxRetries(2))
-	return &Embedder{client: c, model: model, db: db}
+	p := &llm.Poster{Header: llm.BearerHeader(key, nil), Secret: key,
+		Timeout: embedTimeout, MaxRetries: embedMaxRetries}
+	return &Embedder{post: p, url: strings.TrimRight(baseURL, "/") + "/embeddings", model: model, db: db}
+}
+
+// embeddingsRequest is an OpenAI embeddings request for a batch of texts.
+type embeddingsRequest struct {
+	Model string   `json:"model"`
+	Input []string `json:"input"`
+}
+
+// embeddingsResponse holds one vector per input, each with its index.
+type embeddingsResponse struct {
+	Data []struct {
+		Index     int       `json:"index"`
+		Embedding []float64 `json:"embedding"`
+	} `json:"data"`
 }
 
 // Embed returns one unit-length vector per text, from the cache where it
@@ -57,16 +79,15 @@ func (e *Embedder) fetch(ctx context.Context, texts []string, idx []int, out [][
 	for i, j := range idx {
 		inputs[i] = texts[j]
 	}
-	resp, err := e.client.Embeddings.New(ctx, openai.EmbeddingNewParams{Model: e.model,
-		Input: openai.EmbeddingNewParamsInputUnion{OfArrayOfStrings: inputs}})
-	if err != nil {
+	var resp embeddingsResponse
+	if err := e.post.PostJSON(ctx, e.url, embeddingsRequest{Model: e.model, Input: inputs}, &resp); err != nil {
 		return fmt.Errorf("embeddings: %w", err)
 	}
 	if len(resp.Data) != len(idx) {
 		return fmt.Errorf("embeddings: asked for %d vectors, got %d", len(idx), len(resp.Data))
 	}
 	for _, d := range resp.Data {
-		if d.Index < 0 || int(d.Index) >= len(idx) {
+		if d.Index < 0 || d.Index >= len(idx) {
 			return fmt.Errorf("embeddings: index %d out of range", d.Index)
 		}
 		v := normalise(d.Embedding)
