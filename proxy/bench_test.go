@@ -163,6 +163,12 @@ func startBenchUpstream(b *testing.B) (*fakeupstream.Server, string) {
 // startBenchProxy starts the proxy in front of upstream base, with a SQLite
 // recorder and the skills injector, and returns its base URL and server.
 func startBenchProxy(b *testing.B, upstreamBase string) (string, *proxy.Server) {
+	return startBenchProxyWith(b, upstreamBase, true)
+}
+
+// startBenchProxyWith starts the proxy; without work it neither records
+// nor injects, which measures the HTTP hop alone.
+func startBenchProxyWith(b *testing.B, upstreamBase string, work bool) (string, *proxy.Server) {
 	db, err := store.Open(filepath.Join(b.TempDir(), "metaclaw.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -174,7 +180,11 @@ func startBenchProxy(b *testing.B, upstreamBase string) (string, *proxy.Server) 
 	cfg.LLM.ModelID = "fake-model"
 	cfg.LLM.APIKey = "sk-bench-0123456789"
 	cfg.Proxy.Host = "127.0.0.1"
-	srv := proxy.New(proxy.Options{Config: cfg, Recorder: db, Injectors: []proxy.Injector{benchInjector{}}})
+	opts := proxy.Options{Config: cfg, Recorder: db, Injectors: []proxy.Injector{benchInjector{}}}
+	if !work {
+		opts.Recorder, opts.Injectors = nil, nil
+	}
+	srv := proxy.New(opts)
 	if err := srv.Listen("127.0.0.1:0"); err != nil {
 		db.Close()
 		b.Fatal(err)
@@ -213,6 +223,16 @@ func BenchmarkProxy(b *testing.B) {
 		body: benchBody(false), stream: benchBody(true)}
 	checkInjected(b, up, t)
 	runBenchSuite(b, t)
+}
+
+// BenchmarkProxyBare sends the same requests through the proxy with
+// recording and injection off: the cost of the extra HTTP hop alone, the
+// floor under BenchmarkProxy.
+func BenchmarkProxyBare(b *testing.B) {
+	_, upBase := startBenchUpstream(b)
+	base, _ := startBenchProxyWith(b, upBase, false)
+	runBenchSuite(b, benchTarget{url: base + "/v1/chat/completions", client: benchClient(b),
+		body: benchBody(false), stream: benchBody(true)})
 }
 
 // checkInjected sends one request through the proxy with the fake's
