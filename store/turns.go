@@ -83,7 +83,7 @@ func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
 	}
 	defer insert.Close()
 	for _, t := range turns {
-		if err := recordTurn(ctx, session, insert, t); err != nil {
+		if err := recordTurn(ctx, tx, session, insert, t); err != nil {
 			return err
 		}
 	}
@@ -112,7 +112,7 @@ const insertTurnSQL = `INSERT INTO turns(session_id, turn_num, turn_type, api, m
 	response_text, reasoning, tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms,
 	status, error, injected, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
-func recordTurn(ctx context.Context, session, insert *sql.Stmt, t *Turn) error {
+func recordTurn(ctx context.Context, tx *sql.Tx, session, insert *sql.Stmt, t *Turn) error {
 	if t.CreatedAt.IsZero() {
 		t.CreatedAt = time.Now()
 	}
@@ -139,6 +139,11 @@ func recordTurn(ctx context.Context, session, insert *sql.Stmt, t *Turn) error {
 		return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
 	}
 	t.ID, _ = res.LastInsertId()
+	if t.SampleID != 0 {
+		if _, err := tx.ExecContext(ctx, `UPDATE samples SET turn_id = ? WHERE id = ?`, t.ID, t.SampleID); err != nil {
+			return fmt.Errorf("link sample %d to turn %d: %w", t.SampleID, t.ID, err)
+		}
+	}
 	return nil
 }
 
