@@ -33,7 +33,7 @@ type Evidence struct {
 	Context     []string              // tool results the agent had just received
 	Response    string                // the agent's text
 	ToolCalls   []transcript.ToolCall // the agent's tool calls
-	Kind        string                // EvidenceNextTurn or EvidenceSessionEnd
+	Kind        string                // EvidenceNextTurn, EvidenceSessionEnd or EvidenceResponseOnly
 	NextShape   string                // with EvidenceNextTurn: which kind of next turn
 	Next        string                // with EvidenceNextTurn: the next message or tool results
 }
@@ -111,6 +111,9 @@ func (e Evidence) Prompt() string {
 	switch e.Kind {
 	case EvidenceNextTurn:
 		section(&b, "evidence", e.NextShape, e.Next)
+	case EvidenceResponseOnly:
+		section(&b, "evidence", "none", "This is one candidate response to the instruction; nothing followed it. "+
+			"Judge the response on its own merits.")
 	default:
 		section(&b, "evidence", "session_end", "The session ended after this response; there is no further evidence. "+
 			"Judge the response on its own merits.")
@@ -150,7 +153,7 @@ You get:
 - <instruction>: the person's latest message, the one the agent was working on.
 - <context> (optional): tool results the agent had just received before it answered.
 - <response>: the agent's answer in this turn: its text and the tool calls it made.
-- <evidence>: what happened next. kind="next_user_message": the person's next message. kind="tool_results": the agent carried on with the same task and these are the results of its tool calls. kind="repeated_message": the person sent the same message again. kind="session_end": the session ended; there is nothing more.
+- <evidence>: what happened next. kind="next_user_message": the person's next message. kind="tool_results": the agent carried on with the same task and these are the results of its tool calls. kind="repeated_message": the person sent the same message again. kind="session_end": the session ended; there is nothing more. kind="none": a candidate response nothing followed; judge it on its own.
 
 Score the response:
  1 = it did what the person asked, correctly: a right and complete answer, or a sensible, correct step toward the task (such as the right tool call with the right arguments); nothing in the evidence contradicts it.

@@ -26,6 +26,10 @@ import (
 const (
 	EvidenceNextTurn   = "next_turn"
 	EvidenceSessionEnd = "session_end"
+	// EvidenceResponseOnly is a response judged on its own: an extra
+	// response the trainer drew for the same prompt, which no later turn
+	// ever followed (see ScoreResponse).
+	EvidenceResponseOnly = "response_only"
 )
 
 // Defaults.
@@ -86,9 +90,13 @@ func (j *Judge) Score(ctx context.Context, turn store.Turn, next *store.Turn) (s
 	if ev.Empty() {
 		return store.Score{}, fmt.Errorf("judge turn %d: %w", turn.ID, ErrNothingToJudge)
 	}
-	prompt := ev.Prompt()
-	results := j.vote(ctx, prompt)
-	sc := store.Score{TurnID: turn.ID, JudgeModel: j.opts.Model, Evidence: ev.Kind}
+	return j.score(ctx, turn.ID, ev)
+}
+
+// score asks the votes about the evidence of a turn's response.
+func (j *Judge) score(ctx context.Context, turnID int64, ev Evidence) (store.Score, error) {
+	results := j.vote(ctx, ev.Prompt())
+	sc := store.Score{TurnID: turnID, JudgeModel: j.opts.Model, Evidence: ev.Kind}
 	var firstErr error
 	for _, r := range results {
 		if r.err != nil {
@@ -102,10 +110,26 @@ func (j *Judge) Score(ctx context.Context, turn store.Turn, next *store.Turn) (s
 		sc.Reasons = append(sc.Reasons, r.vote.Reason)
 	}
 	if len(sc.Votes) == 0 {
-		return store.Score{}, fmt.Errorf("judge turn %d: all %d votes failed: %w", turn.ID, len(results), firstErr)
+		return store.Score{}, fmt.Errorf("judge turn %d: all %d votes failed: %w", turnID, len(results), firstErr)
 	}
 	sc.Score = Majority(sc.Votes)
 	return sc, nil
+}
+
+// ScoreResponse scores a response to turn's prompt other than the one the
+// turn recorded: text and toolCalls (a JSON array as in store.Turn.ToolCalls,
+// "" when none) replace the turn's answer, and there is no evidence of what
+// happened next (EvidenceResponseOnly). The trainer uses it to judge the
+// responses of a group (the served one included) alike, since the next turn
+// only ever reacted to the served response. The score's TurnID is the
+// turn's.
+func (j *Judge) ScoreResponse(ctx context.Context, turn store.Turn, text, toolCalls string) (store.Score, error) {
+	ev := BuildEvidence(store.Turn{Request: turn.Request, ResponseText: text, ToolCalls: toolCalls}, nil)
+	ev.Kind = EvidenceResponseOnly
+	if ev.Empty() {
+		return store.Score{}, fmt.Errorf("judge response to turn %d: %w", turn.ID, ErrNothingToJudge)
+	}
+	return j.score(ctx, turn.ID, ev)
 }
 
 type voteResult struct {

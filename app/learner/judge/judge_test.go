@@ -223,3 +223,27 @@ func TestMajority(t *testing.T) {
 		}
 	}
 }
+
+func TestScoreResponse(t *testing.T) {
+	t.Parallel()
+	j, up := newJudge(t, 3, bad, bad, good)
+	sc, err := j.ScoreResponse(context.Background(), turnA, "I renamed bar to foo instead.", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Score != -1 || sc.TurnID != turnA.ID || sc.Evidence != judge.EvidenceResponseOnly {
+		t.Errorf("score = %+v; want -1 for turn %d with response_only evidence", sc, turnA.ID)
+	}
+	p := learntest.PromptOf(up.Requests()[0].Body)
+	for _, s := range []string{"Rename foo to bar in main.go", "I renamed bar to foo instead.", `kind="none"`} {
+		if !strings.Contains(p.User, s) {
+			t.Errorf("prompt lacks %q:\n%s", s, p.User)
+		}
+	}
+	if strings.Contains(p.User, turnA.ResponseText) || strings.Contains(p.User, "session ended") {
+		t.Errorf("prompt shows the recorded answer or a session end:\n%s", p.User)
+	}
+	if _, err := j.ScoreResponse(context.Background(), turnA, " ", ""); !errors.Is(err, judge.ErrNothingToJudge) {
+		t.Errorf("empty response: %v, want ErrNothingToJudge", err)
+	}
+}
