@@ -153,14 +153,18 @@ func (l *Learner) SetConfig(cfg config.Config) {
 	l.mu.Unlock()
 }
 
-func (l *Learner) buildJudge(cfg config.Config) *judge.Judge {
+func (l *Learner) buildJudge(cfg config.Config) *judge.Judge { return BuildJudge(cfg, l.log) }
+
+// BuildJudge makes the judge rl.* configures, or returns nil (saying why
+// in the log) when the judge is off or has no endpoint.
+func BuildJudge(cfg config.Config, log *slog.Logger) *judge.Judge {
 	if cfg.RL.PRMVotes <= 0 {
-		l.log.Info("judge off: rl.prm_votes is 0")
+		log.Info("judge off: rl.prm_votes is 0")
 		return nil
 	}
 	ep, err := llm.EndpointFor(cfg, llm.RoleJudge)
 	if err != nil {
-		l.log.Warn("judge off", "error", err)
+		log.Warn("judge off", "error", err)
 		return nil
 	}
 	return judge.New(judge.Options{Client: llm.New(ep), Model: ep.Model, Votes: cfg.RL.PRMVotes})
