@@ -20,6 +20,8 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner"
+	"github.com/metaclaw/metaclaw/app/learner/policy"
+	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -68,6 +70,9 @@ type App struct {
 	learner     *learner.Learner
 	web         *web.Server // nil when the web page could not bind
 	pause       pauseCache
+	policy      *policy.Server   // the trained policy; nil in skills_only (policy.go)
+	trainer     *trainer.Trainer // the slow loop; nil in skills_only (trainer.go)
+	sched       schedRun         // training windows (scheduler.go)
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 	done        chan struct{} // closed when a service stops on its own
@@ -157,14 +162,17 @@ func (a *App) Start(ctx context.Context) error {
 	mem := a.setupMemory(cfg)
 	injectors = append(injectors, mem.injectors()...) // memories after skills
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
-		Recorder: a.db, Injectors: injectors, Memory: mem.api()})
+		Recorder: a.db, Injectors: injectors, Memory: mem.api(), Policy: a.setupPolicy(cfg)})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {
 		return err
 	}
 	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	a.startScheduler(ctx, cfg) // before the learner, which may take a.Scheduler()
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, a.opts.Grace) })
+	a.startPolicy(ctx)
 	a.startLearner(ctx)
+	a.startTrainer(ctx) // after the scheduler, whose windows it follows
 	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)
 	a.startWeb(ctx, cfg, mem.svc)
@@ -230,6 +238,7 @@ func (a *App) health() map[string]any {
 		"configured_mode": cfg.Mode,
 		"home":            a.opts.Home,
 		"uptime_seconds":  int(time.Since(a.started).Seconds()),
+		"policy":          a.policyHealth(),
 	}
 }
 

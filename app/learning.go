@@ -49,6 +49,7 @@ func (a *App) SetPaused(paused bool) error {
 		return err
 	}
 	a.pause.paused.Store(paused)
+	a.wakeScheduler() // a pause shuts the training window now
 	return nil
 }
 

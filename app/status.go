@@ -20,6 +20,9 @@ func (a *App) Status() Status {
 	cfg := a.Config()
 	eff := cfg.Resolve()
 	st := Status{Mode: eff.Mode, ConfiguredMode: cfg.Mode, ProxyURL: a.ProxyURL(), Problems: eff.Problems, StartedAt: a.started}
+	if p := a.policyProblem(); p != "" {
+		st.Problems = append(st.Problems, p)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	now := time.Now()

@@ -164,7 +164,12 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run(t, ctx, "log in", chromedp.Navigate(login), chromedp.WaitVisible(tid("state")))
+	e.ctl.setWindows(WindowStatus{Enabled: true, Open: true, Reason: "sleep", Until: time.Now().Add(2 * time.Hour),
+		Detail: "sleep hours until 07:00", IdleSource: "x11-screensaver", Calendar: "off"})
+	run(t, ctx, "log in", chromedp.Navigate(login), chromedp.WaitVisible(tid("state")), chromedp.WaitVisible(tid("windows")))
+	if body := html(t, ctx); testidText(body, "window-state") != "open" || testidText(body, "window-reason") != "sleep" {
+		t.Errorf("dashboard training window: state %q, reason %q", testidText(body, "window-state"), testidText(body, "window-reason"))
+	}
 	sh.take(ctx, "dashboard")
 	for _, pg := range pages("1") {
 		run(t, ctx, "open "+pg.path, chromedp.Navigate(e.base+pg.path), chromedp.WaitVisible(tid("page-title")))

@@ -23,6 +23,29 @@ type Control interface {
 	Config() config.Config
 	// LogPath is the log file shown by the log tail ("" when none).
 	LogPath() string
+	// Windows is the training-window state (madmax's scheduler).
+	Windows() WindowStatus
+	// ConnectCalendar starts Google Calendar's OAuth flow in the app and
+	// returns the URL of Google's consent page; the app's loopback
+	// listener completes the flow when the browser comes back.
+	ConnectCalendar(ctx context.Context) (string, error)
+	// DisconnectCalendar revokes the calendar grant and deletes the token.
+	DisconnectCalendar(ctx context.Context) error
+}
+
+// WindowStatus is what the dashboard and the settings page show about the
+// training windows and their signals. It holds no secret.
+type WindowStatus struct {
+	Enabled bool // training windows in use (madmax or scheduler.enabled)
+	Open    bool
+	Reason  string    // sleep, idle or meeting while open
+	Until   time.Time // end of the open window; zero when unknown
+	Detail  string    // a sentence: "sleep hours until 07:00", "learning paused"
+	// IdleSource names the keyboard idle signal in use, or says why there
+	// is none and whether the screen-activity fallback stands in.
+	IdleSource        string
+	Calendar          string // the calendar signal in words
+	CalendarConnected bool
 }
 
 // Status is what the dashboard shows about the running app.

@@ -11,6 +11,7 @@ import (
 type dashboardData struct {
 	Status     Status
 	Paused     bool
+	Windows    WindowStatus
 	Counts     store.Counts
 	Skills     int
 	Memories   int
@@ -20,7 +21,7 @@ type dashboardData struct {
 
 func (s *Server) dashboard(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	d := dashboardData{Status: s.opts.Control.Status(), Paused: s.opts.Control.Paused()}
+	d := dashboardData{Status: s.opts.Control.Status(), Paused: s.opts.Control.Paused(), Windows: s.opts.Control.Windows()}
 	now := s.opts.Now()
 	var err error
 	if d.Counts, err = s.opts.DB.CountTurns(ctx, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())); err != nil {

@@ -2,6 +2,7 @@ package web
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -20,10 +21,14 @@ import (
 
 // fakeControl stands in for the app.
 type fakeControl struct {
-	mu      sync.Mutex // guards paused
-	paused  bool
-	cfg     config.Config
-	logPath string
+	mu           sync.Mutex // guards paused, windows, connects and disconnects
+	paused       bool
+	windows      WindowStatus
+	connects     int
+	disconnects  int
+	cfg          config.Config
+	logPath      string
+	calendarAuth string // what ConnectCalendar answers; "" fails
 }
 
 var _ Control = (*fakeControl)(nil)
@@ -46,6 +51,42 @@ func (f *fakeControl) SetPaused(p bool) error {
 }
 func (f *fakeControl) Config() config.Config { return f.cfg }
 func (f *fakeControl) LogPath() string       { return f.logPath }
+
+func (f *fakeControl) Windows() WindowStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.windows
+}
+
+func (f *fakeControl) setWindows(w WindowStatus) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.windows = w
+}
+
+func (f *fakeControl) ConnectCalendar(context.Context) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.connects++
+	if f.calendarAuth == "" {
+		return "", errors.New("google calendar client secrets missing: scheduler.calendar.credentials_path is not set")
+	}
+	return f.calendarAuth, nil
+}
+
+func (f *fakeControl) DisconnectCalendar(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.disconnects++
+	f.windows.CalendarConnected = false
+	return nil
+}
+
+func (f *fakeControl) calls() (connects, disconnects int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.connects, f.disconnects
+}
 
 // clock is a settable test clock.
 type clock struct {

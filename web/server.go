@@ -102,6 +102,8 @@ func (s *Server) routes() {
 	a.Get("/settings", s.settings)
 	a.Post("/settings", s.settingsSave)
 	a.Post("/settings/preset", s.settingsPreset)
+	a.Post("/calendar/connect", s.calendarConnect)
+	a.Post("/calendar/disconnect", s.calendarDisconnect)
 	a.Get("/setup", s.setup)
 	a.Post("/setup", s.setupSave)
 	a.Get("/logs", s.logs)

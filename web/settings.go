@@ -34,6 +34,7 @@ type settingsData struct {
 	Presets  []config.Preset
 	Provider string
 	Pending  []string // keys saved but not yet in force
+	Windows  WindowStatus
 	Failed   bool
 }
 
@@ -46,7 +47,8 @@ func (s *Server) settingsView(ctx context.Context, submitted map[string]string, 
 	}
 	running := s.opts.Control.Config()
 	pending := map[string]bool{}
-	d := settingsData{Presets: config.Presets, Provider: stored.LLM.Provider, Failed: len(errs) > 0}
+	d := settingsData{Presets: config.Presets, Provider: stored.LLM.Provider, Failed: len(errs) > 0,
+		Windows: s.opts.Control.Windows()}
 	for _, k := range running.Diff(&stored) {
 		pending[k] = true
 		d.Pending = append(d.Pending, k)

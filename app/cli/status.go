@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
 )
 
@@ -19,17 +20,18 @@ const (
 )
 
 type statusReport struct {
-	State         string         `json:"state"`
-	PID           int            `json:"pid,omitempty"`
-	Mode          string         `json:"mode,omitempty"`
-	Version       string         `json:"version,omitempty"`
-	ProxyURL      string         `json:"proxy_url,omitempty"`
-	WebURL        string         `json:"web_url,omitempty"`
-	UptimeSeconds int            `json:"uptime_seconds,omitempty"`
-	Responding    bool           `json:"responding"`
-	Recorder      *recorderStats `json:"recorder,omitempty"`
-	DataDir       string         `json:"data_dir"`
-	Detail        string         `json:"detail,omitempty"`
+	State         string              `json:"state"`
+	PID           int                 `json:"pid,omitempty"`
+	Mode          string              `json:"mode,omitempty"`
+	Version       string              `json:"version,omitempty"`
+	ProxyURL      string              `json:"proxy_url,omitempty"`
+	WebURL        string              `json:"web_url,omitempty"`
+	UptimeSeconds int                 `json:"uptime_seconds,omitempty"`
+	Responding    bool                `json:"responding"`
+	Recorder      *recorderStats      `json:"recorder,omitempty"`
+	Scheduler     *app.SchedulerState `json:"scheduler,omitempty"` // training windows, as the running app recorded them
+	DataDir       string              `json:"data_dir"`
+	Detail        string              `json:"detail,omitempty"`
 }
 
 func inspect(dir string) statusReport {
@@ -68,6 +70,9 @@ func runStatus(env *Env, args []string) error {
 		return err
 	}
 	r := inspect(dir)
+	if st, ok := runningScheduler(dir); ok && r.State == stateRunning {
+		r.Scheduler = &st
+	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -101,6 +106,9 @@ func printStatus(env *Env, r statusReport) {
 				fmt.Fprintf(w, " — recording fell behind: %d dropped, %d failed (see the log)", rs.Dropped, rs.Failed)
 			}
 			fmt.Fprintln(w)
+		}
+		if st := r.Scheduler; st != nil {
+			fmt.Fprintf(w, "  window:   %s\n", windowLine(*st))
 		}
 	case stateStale:
 		fmt.Fprintf(w, "MetaClaw is not running (stale pid file for pid %d; `metaclaw stop` removes it)\n", r.PID)
@@ -180,4 +188,13 @@ func waitGone(dir string, pid int, timeout time.Duration) bool {
 		time.Sleep(25 * time.Millisecond)
 	}
 	return false
+}
+
+// windowLine is the training window in one line: "open (sleep) until
+// 07:00 — sleep hours until 07:00", or "off".
+func windowLine(st app.SchedulerState) string {
+	if !st.Enabled {
+		return "off (training windows are used in madmax or with scheduler.enabled)"
+	}
+	return st.Summary() + " — " + st.Detail
 }

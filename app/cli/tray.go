@@ -59,8 +59,10 @@ func newTrayControl(a *app.App, log *slog.Logger) trayControl {
 
 func (t trayControl) Status() tray.Status {
 	st := t.a.Status()
+	w := t.a.SchedulerStatus()
 	return tray.Status{Mode: st.Mode, ProxyURL: st.ProxyURL, TurnsToday: st.TurnsToday, Problems: st.Problems,
-		Paused: t.a.Paused(), Autostart: t.login != nil && t.login.Enabled()}
+		Paused: t.a.Paused(), Autostart: t.login != nil && t.login.Enabled(),
+		Window: tray.Window{Enabled: w.Enabled, Open: w.Open, Reason: w.Reason, Until: w.Until.Local()}}
 }
 
 func (t trayControl) SetPaused(paused bool) error { return t.a.SetPaused(paused) }

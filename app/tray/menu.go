@@ -3,6 +3,7 @@ package tray
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/metaclaw/metaclaw/assets"
 )
@@ -16,6 +17,15 @@ type Status struct {
 	Training   bool
 	Autostart  bool     // MetaClaw starts at login
 	Problems   []string // missing setup or errors
+	Window     Window   // the training window (madmax)
+}
+
+// Window is the training-window state the tray shows.
+type Window struct {
+	Enabled bool      // training windows in use; false hides the line
+	Open    bool      // a window is open
+	Reason  string    // sleep, idle or meeting while open
+	Until   time.Time // its end, in the zone to show; zero when unknown
 }
 
 // View is everything the icon and the menu show for a status. ViewOf
@@ -24,6 +34,7 @@ type View struct {
 	Icon       string // an assets icon state
 	Tooltip    string
 	StatusLine string // first, disabled item
+	WindowLine string // second, disabled item; "" hides it
 	Problem    string // second item; "" hides it
 	ProblemTip string
 	Pause      Check
@@ -42,6 +53,7 @@ func ViewOf(s Status) View {
 		Icon:       IconState(s),
 		Tooltip:    Tooltip(s),
 		StatusLine: StatusLine(s),
+		WindowLine: WindowLine(s),
 		Pause: Check{Label: "Pause learning",
 			Tip: "Stop judging, evolving skills, extracting memories and training; the proxy keeps serving"},
 		Autostart: Check{Label: "Start at login", Tip: "Start MetaClaw when you log in", Checked: s.Autostart},
@@ -80,6 +92,29 @@ func StatusLine(s Status) string {
 		turns = "turn"
 	}
 	return fmt.Sprintf("%s · %s · %d %s today", s.Mode, hostPort(s.ProxyURL), s.TurnsToday, turns)
+}
+
+// WindowLine says whether training may run now: "Training window open:
+// sleep until 07:00", "Waiting for a training window", or "" when
+// training windows are not used.
+func WindowLine(s Status) string {
+	w := s.Window
+	switch {
+	case !w.Enabled:
+		return ""
+	case s.Paused:
+		return "No training window while learning is paused"
+	case !w.Open:
+		return "Waiting for a training window"
+	}
+	reason := w.Reason
+	if reason == "idle" {
+		reason = "keyboard idle"
+	}
+	if w.Until.IsZero() {
+		return "Training window open: " + reason
+	}
+	return "Training window open: " + reason + " until " + w.Until.Format("15:04")
 }
 
 // Tooltip is the icon's hover text.

@@ -3,6 +3,7 @@ package tray
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/metaclaw/metaclaw/assets"
@@ -102,6 +103,35 @@ func TestShortProblem(t *testing.T) {
 			t.Parallel()
 			if got := shortProblem(tt.in); got != tt.want {
 				t.Errorf("shortProblem(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWindowLine(t *testing.T) {
+	t.Parallel()
+	seven := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		st   Status
+		want string
+	}{
+		{"windows off", Status{Mode: "rl"}, ""},
+		{"sleep", Status{Window: Window{Enabled: true, Open: true, Reason: "sleep", Until: seven}}, "Training window open: sleep until 07:00"},
+		{"meeting", Status{Window: Window{Enabled: true, Open: true, Reason: "meeting", Until: seven.Add(90 * time.Minute)}},
+			"Training window open: meeting until 08:30"},
+		{"idle has no end", Status{Window: Window{Enabled: true, Open: true, Reason: "idle"}}, "Training window open: keyboard idle"},
+		{"shut", Status{Window: Window{Enabled: true}}, "Waiting for a training window"},
+		{"paused", Status{Paused: true, Window: Window{Enabled: true}}, "No training window while learning is paused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := WindowLine(tt.st); got != tt.want {
+				t.Errorf("WindowLine = %q, want %q", got, tt.want)
+			}
+			if got := ViewOf(tt.st).WindowLine; got != tt.want {
+				t.Errorf("ViewOf(...).WindowLine = %q, want %q", got, tt.want)
 			}
 		})
 	}

@@ -67,9 +67,9 @@ type menu struct {
 	quit atomic.Bool // the person chose Quit
 
 	// The fields below belong to the goroutine running loop.
-	status, problem, open, pause, autostart, openLog, quitItem *systray.MenuItem
-	view                                                       View
-	icon                                                       string
+	status, window, problem, open, pause, autostart, openLog, quitItem *systray.MenuItem
+	view                                                               View
+	icon                                                               string
 }
 
 // action is a menu choice, relayed from an item's ClickedCh.
@@ -92,6 +92,8 @@ func (m *menu) ready(stopped <-chan struct{}) {
 	}
 	m.status = systray.AddMenuItem(v.StatusLine, "Mode · proxy address · turns today")
 	m.status.Disable()
+	m.window = systray.AddMenuItem("", "Training runs only inside a window: sleep hours, keyboard idle or a meeting")
+	m.window.Disable()
 	m.problem = systray.AddMenuItem("", "")
 	systray.AddSeparator()
 	m.open = systray.AddMenuItem("Open MetaClaw", "Open the dashboard in your browser")
@@ -201,6 +203,14 @@ func (m *menu) apply(v View, all bool) {
 	}
 	if all || v.StatusLine != old.StatusLine {
 		m.status.SetTitle(v.StatusLine)
+	}
+	if all || v.WindowLine != old.WindowLine {
+		m.window.SetTitle(v.WindowLine)
+		if v.WindowLine == "" {
+			m.window.Hide()
+		} else {
+			m.window.Show()
+		}
 	}
 	if all || v.Problem != old.Problem || v.ProblemTip != old.ProblemTip {
 		m.problem.SetTitle(v.Problem)

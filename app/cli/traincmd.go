@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/trainer"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// trainPoll is how often train-step looks for the running app's answer.
+const trainPoll = 500 * time.Millisecond
+
+// runTrainStep asks the running MetaClaw for one training step now and
+// waits for it. The request goes through the database, as `metaclaw pause`
+// does: the app's trainer notices it within seconds, runs the step (it
+// owns the training model) and writes the answer back.
+func runTrainStep(env *Env, args []string) error {
+	fs := newFlags(env, "train-step", "[--timeout D]")
+	timeout := fs.Duration("timeout", 30*time.Minute, "how long to wait for the step")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageError("train-step takes no arguments")
+	}
+	dir, err := home()
+	if err != nil {
+		return err
+	}
+	switch r := inspect(dir); {
+	case r.State != stateRunning:
+		return fmt.Errorf("MetaClaw is not running: the running app does the training step; start it (metaclaw start) and ask again")
+	case r.Mode != "" && r.Mode != trainer.ModeRL && r.Mode != trainer.ModeMadmax:
+		return fmt.Errorf("MetaClaw runs in %s mode, which does not train: set mode to rl or madmax (and rl.api_key)", r.Mode)
+	}
+	db, _, err := openDB()
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	token, err := trainer.RequestTrainStep(ctx, db, time.Now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, "asked the running MetaClaw for a training step; waiting for it…")
+	ans, err := waitTrainStep(ctx, db, token)
+	if err != nil {
+		return err
+	}
+	return printStepAnswer(env, ans)
+}
+
+func waitTrainStep(ctx context.Context, db *store.DB, token string) (trainer.StepAnswer, error) {
+	tick := time.NewTicker(trainPoll)
+	defer tick.Stop()
+	for {
+		ans, ok, err := trainer.TrainStepAnswer(ctx, db, token)
+		if err != nil || ok {
+			return ans, err
+		}
+		select {
+		case <-ctx.Done():
+			return ans, fmt.Errorf("no answer from the running MetaClaw yet (it keeps the request and trains when it can; see the log)")
+		case <-tick.C:
+		}
+	}
+}
+
+func printStepAnswer(env *Env, ans trainer.StepAnswer) error {
+	if ans.Error != "" {
+		return fmt.Errorf("training step failed: %s", ans.Error)
+	}
+	line := fmt.Sprintf("training step %d done: %d samples", ans.Step, ans.Samples)
+	if ans.Loss != nil {
+		line += fmt.Sprintf(", loss %.4g", *ans.Loss)
+	}
+	if ans.RewardMean != nil {
+		line += fmt.Sprintf(", mean reward %.3f", *ans.RewardMean)
+	}
+	fmt.Fprintln(env.Stdout, line)
+	fmt.Fprintln(env.Stdout, "serving:", ans.SamplerPath)
+	return nil
+}
