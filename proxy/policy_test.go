@@ -2,12 +2,14 @@ package proxy_test
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -99,5 +101,26 @@ func TestSkillsOnlyNeverUsesPolicy(t *testing.T) {
 	status, body, _ := e.post("/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
 	if status != 200 || bytes.Contains(body, []byte("from the policy")) {
 		t.Fatalf("status %d body %s", status, body)
+	}
+}
+
+// TestServeStopsWhenCancelledAtOnce cancels Serve before fiber can have
+// taken the listener: Serve must still return.
+func TestServeStopsWhenCancelledAtOnce(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		srv := proxy.New(proxy.Options{Config: config.Defaults()})
+		if err := srv.Listen("127.0.0.1:0"); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		done := make(chan error, 1)
+		go func() { done <- srv.Serve(ctx, time.Second) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatal("Serve did not return after an immediate cancel")
+		}
 	}
 }

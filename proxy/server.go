@@ -195,6 +195,9 @@ func (s *Server) Serve(ctx context.Context, grace time.Duration) error {
 		if err := s.app.ShutdownWithTimeout(grace); err != nil {
 			s.log.Warn("proxy shutdown", "err", err)
 		}
+		// A shutdown that came before fiber took the listener stops
+		// nothing; closing the listener makes that late Listener return.
+		_ = s.ln.Close()
 		<-errc
 	}
 	s.cancelAll()
