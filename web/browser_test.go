@@ -159,6 +159,7 @@ func TestBrowser(t *testing.T) {
 	ctx := browser(t)
 	e := newEnv(t)
 	e.seed(t)
+	training := seedTraining(t, e.db)
 	sh := newShots(t)
 	login, err := e.srv.LoginURL(context.Background())
 	if err != nil {
@@ -181,6 +182,7 @@ func TestBrowser(t *testing.T) {
 	t.Run("skill", func(t *testing.T) { browserSkill(t, ctx, e, sh) })
 	t.Run("memory", func(t *testing.T) { browserMemory(t, ctx, e, sh) })
 	t.Run("settings", func(t *testing.T) { browserSettings(t, ctx, e, sh) })
+	t.Run("training rollback", func(t *testing.T) { browserRollback(t, ctx, e, sh, training) })
 	t.Run("pause", func(t *testing.T) {
 		run(t, ctx, "pause", chromedp.Navigate(e.base+"/"), chromedp.Click(tid("pause")),
 			chromedp.WaitVisible(tid("resume")))

@@ -61,6 +61,7 @@ type LineChart struct {
 	X0, X1  int // plot area
 	Y0, Y1  int
 	ZeroY   string
+	Band    string // "x,y ..." for <polygon points>: a ± spread around the series; "" for none
 	Summary string // text alternative
 }
 

@@ -31,6 +31,12 @@ type Control interface {
 	ConnectCalendar(ctx context.Context) (string, error)
 	// DisconnectCalendar revokes the calendar grant and deletes the token.
 	DisconnectCalendar(ctx context.Context) error
+	// Policy is the trained policy's serving state (see PolicyStatus).
+	Policy() PolicyStatus
+	// ServeCheckpoint makes the policy serve the recorded sampler
+	// checkpoint at path ("" = the base model) from now on: the training
+	// page's rollback. It refuses any other path.
+	ServeCheckpoint(ctx context.Context, path string) error
 }
 
 // WindowStatus is what the dashboard and the settings page show about the

@@ -67,19 +67,3 @@ func (s *Server) setLearning(c *fiber.Ctx) error {
 	}
 	return s.done(c, "/", msg)
 }
-
-// trainingData is what the training page shows until the RL learner
-// reports runs.
-type trainingData struct {
-	Mode, ConfiguredMode, Backend, Model string
-	KeySet                               bool
-	Problems                             []string
-}
-
-func (s *Server) training(c *fiber.Ctx) error {
-	cfg := s.opts.Control.Config()
-	st := s.opts.Control.Status()
-	d := trainingData{Mode: st.Mode, ConfiguredMode: st.ConfiguredMode, Backend: cfg.RL.Backend, Model: cfg.RL.Model,
-		KeySet: cfg.RL.APIKey != "", Problems: st.Problems}
-	return s.render(c, fiber.StatusOK, trainingPage(s.page(c, "Training", "training"), d))
-}

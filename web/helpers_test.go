@@ -21,14 +21,16 @@ import (
 
 // fakeControl stands in for the app.
 type fakeControl struct {
-	mu           sync.Mutex // guards paused, windows, connects and disconnects
+	mu           sync.Mutex // guards paused, windows, connects, disconnects, policy and served
 	paused       bool
 	windows      WindowStatus
 	connects     int
 	disconnects  int
 	cfg          config.Config
 	logPath      string
-	calendarAuth string // what ConnectCalendar answers; "" fails
+	calendarAuth string       // what ConnectCalendar answers; "" fails
+	policy       PolicyStatus // what Policy answers (training_test.go)
+	served       []string     // ServeCheckpoint's paths, in order
 }
 
 var _ Control = (*fakeControl)(nil)

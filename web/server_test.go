@@ -190,7 +190,7 @@ func pages(memID string) []struct{ path, marker string } {
 		{"/memory?q=vim&type=preference", `prefers vim`},
 		{"/memory/" + memID, `data-testid="memory-history"`},
 		{"/scores", `data-testid="score-chart"`},
-		{"/training", `not configured`},
+		{"/training", `data-testid="policy"`},
 		{"/settings", `data-testid="settings-form"`},
 		{"/setup", `data-testid="setup-form"`},
 		{"/logs", `data-testid="log"`},
