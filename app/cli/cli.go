@@ -72,6 +72,9 @@ func commands() []command {
 // Main runs the command line and returns the process exit code. With no
 // arguments it starts MetaClaw with its tray, as a double-click does.
 func Main(args []string, env *Env) int {
+	if stop := startProfile(env); stop != nil {
+		defer stop()
+	}
 	err := dispatch(args, env)
 	if err == nil {
 		return 0

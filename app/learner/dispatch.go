@@ -99,7 +99,7 @@ func (l *Learner) session(ctx context.Context, id string, before int64) (*sessio
 	if st, ok := l.sessions[id]; ok {
 		return st, nil
 	}
-	turns, err := l.db.SessionTurns(ctx, id)
+	turns, err := l.db.SessionTurnHeads(ctx, id)
 	if err != nil {
 		return nil, err
 	}

@@ -47,7 +47,7 @@ func BenchmarkProxyRSSUnderLoad(b *testing.B) {
 		"--api-key-env", "TEST_PROVIDER_KEY", "--mode", "skills_only", "--port", strconv.Itoa(in.port))
 	// The judge and memory extraction call the same fake on this machine
 	// (three votes a turn): that is the learner's load, not the proxy's.
-	in.must("config", "set", "rl.prm_votes", "0", "memory.auto_extract", "false")
+	in.must("config", "set", "rl.prm_votes", "0", "memory.auto_extract", "false", "skills.auto_evolve", "false")
 	pid := startMetaclaw(b, in)
 	proxyBase := "http://127.0.0.1:" + strconv.Itoa(in.port)
 	client := loadClient(b)

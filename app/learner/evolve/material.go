@@ -16,6 +16,7 @@ import (
 // Limits on what the evolver is shown.
 const (
 	maxTurns        = 8    // turns shown
+	maxReadTurns    = 48   // latest main turns read to choose them from
 	maxTurnText     = 1200 // instruction, response, next message: bytes each
 	maxToolArgs     = 300
 	maxToolCalls    = 6
@@ -56,18 +57,26 @@ func (m *material) turnIDs() []int64 {
 // show — the low-scored ones (score ≤ 0), or every turn when none is
 // scored — and the skills that matter to them.
 func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, error) {
-	turns, err := e.db.SessionTurns(ctx, sessionID)
+	heads, err := e.db.SessionTurnHeads(ctx, sessionID)
 	if err != nil {
 		return nil, err
 	}
 	m := &material{sessionID: sessionID, allTurns: map[int64]bool{}}
+	for _, h := range heads {
+		m.allTurns[h.ID] = true
+		if h.Type == store.TurnMain {
+			m.mainTurns++
+		}
+	}
+	// Only the latest turns are read with their bodies: each request holds
+	// the whole conversation so far, so reading a long session in full is
+	// quadratic, and evolution runs every few turns anyway.
+	turns, err := e.db.RecentSessionTurns(ctx, sessionID, store.TurnMain, maxReadTurns)
+	if err != nil {
+		return nil, err
+	}
 	var all []shownTurn
 	for _, t := range turns {
-		m.allTurns[t.ID] = true
-		if t.Type != store.TurnMain {
-			continue
-		}
-		m.mainTurns++
 		st, err := e.readTurn(ctx, t)
 		if err != nil {
 			return nil, err
