@@ -9,7 +9,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/kljensen/snowball/english"
+	stemmer "github.com/metaclaw/metaclaw/app/learner/internal/stem"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -315,30 +315,8 @@ func tokenize(text string, query bool) []string {
 	return out
 }
 
-// stems caches stemming (the vocabulary of memories repeats a lot) and
-// interns the terms the index keeps.
-var stems = struct {
-	sync.RWMutex // guards m
-	m            map[string]string
-}{m: map[string]string{}}
-
-const maxStems = 200_000
-
-func stem(w string) string {
-	stems.RLock()
-	s, ok := stems.m[w]
-	stems.RUnlock()
-	if ok {
-		return s
-	}
-	s = strings.Clone(english.Stem(w, false))
-	stems.Lock()
-	if len(stems.m) < maxStems {
-		stems.m[strings.Clone(w)] = s
-	}
-	stems.Unlock()
-	return s
-}
+// stem is the shared cached stemmer.
+func stem(w string) string { return stemmer.Stem(w) }
 
 // requestWords are words of requests that say nothing about the person:
 // a memory that shares only them with a request is not relevant to it.

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/metaclaw/metaclaw/app/learner/internal/stem"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -144,7 +144,7 @@ func tokenize(text string, query bool) []string {
 		if len([]rune(w)) < 2 || query && store.IsStopWord(w) {
 			continue
 		}
-		out = append(out, english.Stem(w, false))
+		out = append(out, stem.Stem(w))
 	}
 	return out
 }
