@@ -11,6 +11,7 @@ type Status struct {
 	ConfiguredMode string
 	ProxyURL       string
 	TurnsToday     int
+	Training       bool // a training step is in flight
 	Problems       []string
 	StartedAt      time.Time
 }
@@ -22,6 +23,13 @@ func (a *App) Status() Status {
 	st := Status{Mode: eff.Mode, ConfiguredMode: cfg.Mode, ProxyURL: a.ProxyURL(), Problems: eff.Problems, StartedAt: a.started}
 	if p := a.policyProblem(); p != "" {
 		st.Problems = append(st.Problems, p)
+	}
+	if a.trainer != nil {
+		ts := a.trainer.Status()
+		st.Training = ts.Training
+		if ts.LastError != "" {
+			st.Problems = append(st.Problems, "last training step failed (retried automatically): "+ts.LastError)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()

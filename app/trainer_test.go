@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,14 +20,62 @@ import (
 // the (fake) Tinker service and makes the new sampler checkpoint the one
 // served.
 func TestTrainerWiredInRLMode(t *testing.T) {
+	a, tk, s := startTrainingApp(t, nil)
+	ctx := context.Background()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		path, _ := a.DB().ServingCheckpoint(ctx)
+		if strings.Contains(path, "/sampler_weights/") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no sampler checkpoint served after training; trainer status %+v", a.Trainer().Status())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := len(tk.Datums()); n != 1 {
+		t.Fatalf("the service got %d datums, want 1", n)
+	}
+	got, err := a.DB().SampleByID(ctx, s.ID)
+	if err != nil || got.Status != store.SampleTrained {
+		t.Fatalf("sample after training: %+v, %v", got, err)
+	}
+}
+
+// TestTrainingFailureShowsInStatus makes the service refuse the step: the
+// status (and so the tray and the page) says so, and the sample waits.
+func TestTrainingFailureShowsInStatus(t *testing.T) {
+	a, _, s := startTrainingApp(t, func(tk *faketinker.Server) {
+		tk.FailNext("forward_backward", 100, faketinker.Fault{Status: 403})
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for !slices.ContainsFunc(a.Status().Problems, func(p string) bool { return strings.Contains(p, "training step failed") }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("status problems never named the failed step: %q", a.Status().Problems)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	got, err := a.DB().SampleByID(context.Background(), s.ID)
+	if err != nil || got.Status != store.SampleWaiting {
+		t.Fatalf("sample after a refused step: %+v, %v", got, err)
+	}
+}
+
+// startTrainingApp starts the app in rl mode against a fake Tinker service
+// (prepared by prep) with one rewarded sample waiting and a batch of one.
+func startTrainingApp(t *testing.T, prep func(*faketinker.Server)) (*App, *faketinker.Server, *store.Sample) {
+	t.Helper()
 	up := fakeupstream.New()
 	upURL, err := up.Start()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer up.Close()
+	t.Cleanup(func() { up.Close() })
 	tk := faketinker.New(faketinker.Options{APIKey: "tml-app-test"})
-	defer tk.Close()
+	t.Cleanup(tk.Close)
+	if prep != nil {
+		prep(tk)
+	}
 	home := t.TempDir()
 	db, err := store.Open(filepath.Join(home, "metaclaw.db"))
 	if err != nil {
@@ -63,23 +112,6 @@ func TestTrainerWiredInRLMode(t *testing.T) {
 	if err := a.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
-	defer a.Stop()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		path, _ := a.DB().ServingCheckpoint(ctx)
-		if strings.Contains(path, "/sampler_weights/") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no sampler checkpoint served after training; trainer status %+v", a.Trainer().Status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := len(tk.Datums()); n != 1 {
-		t.Fatalf("the service got %d datums, want 1", n)
-	}
-	got, err := a.DB().SampleByID(ctx, s.ID)
-	if err != nil || got.Status != store.SampleTrained {
-		t.Fatalf("sample after training: %+v, %v", got, err)
-	}
+	t.Cleanup(func() { a.Stop() })
+	return a, tk, s
 }

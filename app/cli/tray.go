@@ -61,7 +61,7 @@ func (t trayControl) Status() tray.Status {
 	st := t.a.Status()
 	w := t.a.SchedulerStatus()
 	return tray.Status{Mode: st.Mode, ProxyURL: st.ProxyURL, TurnsToday: st.TurnsToday, Problems: st.Problems,
-		Paused: t.a.Paused(), Autostart: t.login != nil && t.login.Enabled(),
+		Paused: t.a.Paused(), Training: st.Training, Autostart: t.login != nil && t.login.Enabled(),
 		Window: tray.Window{Enabled: w.Enabled, Open: w.Open, Reason: w.Reason, Until: w.Until.Local()}}
 }
 
