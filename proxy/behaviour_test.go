@@ -411,3 +411,33 @@ func TestShutdownLetsStreamsFinish(t *testing.T) {
 		t.Errorf("stream cut by shutdown: %s", rest)
 	}
 }
+
+// TestClientGoneBeforeAnswerCancelsUpstream closes the client while the
+// upstream has not answered yet (nothing was written to the client): the
+// proxy notices at once, cancels the upstream call and records a 499,
+// instead of waiting out the upstream's first-byte timeout.
+func TestClientGoneBeforeAnswerCancelsUpstream(t *testing.T) {
+	t.Parallel()
+	for _, stream := range []bool{false, true} {
+		e := newEnv(t)
+		e.up.Enqueue(fakeupstream.Reply{Hang: true})
+		ctx, cancel := context.WithCancel(context.Background())
+		body := fmt.Sprintf(`{"model":"m","stream":%v,"messages":[{"role":"user","content":"x"}]}`, stream)
+		req, _ := http.NewRequestWithContext(ctx, "POST", e.url+"/v1/chat/completions", strings.NewReader(body))
+		errc := make(chan error, 1)
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			errc <- err
+		}()
+		time.Sleep(200 * time.Millisecond) // the request is waiting on the upstream
+		cancel()
+		<-errc
+		turns := e.turns(1) // waits for the recorded turn
+		if turns[0].Status != 499 {
+			t.Errorf("stream=%v: client gone recorded as %d %q", stream, turns[0].Status, turns[0].Error)
+		}
+	}
+}

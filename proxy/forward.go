@@ -30,7 +30,9 @@ type flavor struct {
 // answers the client: streamed, whole, or the upstream's error.
 func (s *Server) forward(c *fiber.Ctx, ts *turnState, out outRequest, rebody func(model string) []byte, fl flavor) error {
 	ctx, cancel := context.WithCancel(s.baseCtx)
+	stopWatch := watchClient(c.Context().Conn(), cancel)
 	resp, err := s.call(ctx, ts, out, rebody, fl.api)
+	stopWatch()
 	if err != nil {
 		cancel()
 		return s.upstreamFailed(c, ts, err)

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package proxy
+
+const canPeek = false
+
+func peekState(uintptr) int { return peekData }
