@@ -44,8 +44,8 @@ func (r *ChatRequest) IncludeUsage() bool {
 // replaced. Only use it on streamed requests: OpenAI rejects
 // stream_options when "stream" is not true.
 func (r *ChatRequest) SetIncludeUsage(on bool) {
-	so, err := parseObject(r.obj.Get("stream_options"))
-	if err != nil {
+	so, ok := rawjson.SplitObject(r.obj.Get("stream_options"))
+	if !ok {
 		so = object{}
 	}
 	so.Set("include_usage", json.RawMessage(fmt.Sprint(on)))
@@ -105,9 +105,9 @@ func (r *ChatRequest) InjectSystem(text string) error {
 // withAppendedText returns the message msg with text appended to its
 // content (see InjectSystem), every other member kept as it was.
 func withAppendedText(msg json.RawMessage, text string) (json.RawMessage, error) {
-	obj, err := parseObject(msg)
-	if err != nil {
-		return nil, err
+	obj, ok := rawjson.SplitObject(msg) // msg was checked when the messages were split
+	if !ok {
+		return nil, errNotObject
 	}
 	if raw := bytes.TrimSpace(obj.Get("content")); len(raw) > 2 && raw[0] == '"' {
 		// Non-empty string content: splice the escaped text in before the

@@ -26,9 +26,10 @@ type RoleText struct {
 // msgCache is the split "messages" member: raw is the member the split was
 // made from, so a later SetField invalidates it.
 type msgCache struct {
-	raw   json.RawMessage
-	items []json.RawMessage
-	roles []string
+	raw      json.RawMessage
+	items    []json.RawMessage
+	roles    []string
+	contents []gjson.Result // each message's "content" member, read while checking it
 }
 
 // items returns the messages split into raw elements, splitting again when
@@ -45,27 +46,27 @@ func (r *ChatRequest) items() ([]json.RawMessage, []string, error) {
 	if !ok {
 		return nil, nil, invalid(CodeInvalidMessages, "messages", "'messages' must be an array")
 	}
-	roles := make([]string, len(items))
+	c := &msgCache{raw: raw, items: items, roles: make([]string, len(items)), contents: make([]gjson.Result, len(items))}
 	for i, item := range items {
-		role, err := checkMessage(item, i)
+		m, err := checkMessage(item, i)
 		if err != nil {
 			return nil, nil, err
 		}
-		roles[i] = role
+		c.roles[i], c.contents[i] = m.role.String(), m.content
 	}
-	r.msgs = &msgCache{raw: raw, items: items, roles: roles}
-	return items, roles, nil
+	r.msgs = c
+	return items, c.roles, nil
 }
 
 // Conversation returns each message's role and text, in order.
 func (r *ChatRequest) Conversation() ([]RoleText, error) {
-	items, roles, err := r.items()
+	_, roles, err := r.items()
 	if err != nil {
 		return nil, err
 	}
-	out := make([]RoleText, len(items))
-	for i, item := range items {
-		out[i] = RoleText{Role: roles[i], Text: contentText(rawjson.View(item).Get("content"))}
+	out := make([]RoleText, len(roles))
+	for i, role := range roles {
+		out[i] = RoleText{Role: role, Text: contentText(r.msgs.contents[i])}
 	}
 	return out, nil
 }
@@ -88,34 +89,67 @@ func contentText(c gjson.Result) string {
 	return strings.Join(texts, "\n")
 }
 
+// message holds the members of one message that the checks look at; like
+// gjson's Get, the first of repeated keys counts.
+type message struct {
+	role, content, toolCalls, name, toolCallID, reasoning gjson.Result
+}
+
+// members reads a message's members in one pass over it.
+func members(m gjson.Result) message {
+	var msg message
+	m.ForEach(func(k, v gjson.Result) bool {
+		var dst *gjson.Result
+		switch k.Str {
+		case "role":
+			dst = &msg.role
+		case "content":
+			dst = &msg.content
+		case "tool_calls":
+			dst = &msg.toolCalls
+		case "name":
+			dst = &msg.name
+		case "tool_call_id":
+			dst = &msg.toolCallID
+		case "reasoning_content":
+			dst = &msg.reasoning
+		}
+		if dst != nil && !dst.Exists() {
+			*dst = v
+		}
+		return true
+	})
+	return msg
+}
+
 // checkMessage checks the members of messages[i] that Message decodes and
-// returns its role.
-func checkMessage(item json.RawMessage, i int) (string, error) {
+// returns them.
+func checkMessage(item json.RawMessage, i int) (message, error) {
 	m := rawjson.View(item)
 	bad := func(what string) error {
 		return invalid(CodeInvalidMessages, "messages", "invalid 'messages': messages[%d]: %s", i, what)
 	}
+	noRole := invalid(CodeInvalidMessages, fmt.Sprintf("messages[%d]", i),
+		"messages[%d] must be an object with a string 'role'", i)
 	if !m.IsObject() {
-		return "", invalid(CodeInvalidMessages, fmt.Sprintf("messages[%d]", i),
-			"messages[%d] must be an object with a string 'role'", i)
+		return message{}, noRole
 	}
-	role := m.Get("role")
-	if role.Type != gjson.String {
-		return "", invalid(CodeInvalidMessages, fmt.Sprintf("messages[%d]", i),
-			"messages[%d] must be an object with a string 'role'", i)
+	msg := members(m)
+	switch {
+	case msg.role.Type != gjson.String:
+		return message{}, noRole
+	case !stringOrNull(msg.name):
+		return message{}, bad("'name' must be a string")
+	case !stringOrNull(msg.toolCallID):
+		return message{}, bad("'tool_call_id' must be a string")
+	case !stringOrNull(msg.reasoning):
+		return message{}, bad("'reasoning_content' must be a string")
+	case !contentOK(msg.content):
+		return message{}, bad("'content' must be a string, an array of content parts or null")
+	case !toolCallsOK(msg.toolCalls):
+		return message{}, bad("'tool_calls' must be an array of tool call objects")
 	}
-	for _, k := range []string{"name", "tool_call_id", "reasoning_content"} {
-		if !stringOrNull(m.Get(k)) {
-			return "", bad("'" + k + "' must be a string")
-		}
-	}
-	if !contentOK(m.Get("content")) {
-		return "", bad("'content' must be a string, an array of content parts or null")
-	}
-	if !toolCallsOK(m.Get("tool_calls")) {
-		return "", bad("'tool_calls' must be an array of tool call objects")
-	}
-	return role.String(), nil
+	return msg, nil
 }
 
 // stringOrNull reports whether v is absent, null or a string.

@@ -39,26 +39,38 @@ var ErrNotObject = errors.New("not a JSON object")
 // encoding/json's last-wins semantics. The Object keeps its own copy of
 // data: member values are slices of that copy, so callers may reuse data.
 //
-// Valid input takes one validating pass and one splitting pass with gjson
-// (no reflection, one allocation for the copy and one for the members);
-// input gjson rejects (or that is not UTF-8, which encoding/json repairs)
-// is parsed again with encoding/json, whose error the
-// caller gets.
+// data must be valid UTF-8: the request parsers check that first, to
+// answer with their API's invalid_utf8 error (encoding/json would repair
+// it silently). Valid input takes one validating pass and one splitting
+// pass with gjson (no reflection, one allocation for the copy and one for
+// the members); input gjson rejects is parsed again with encoding/json,
+// whose error the caller gets.
 func ParseObject(data []byte) (Object, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
-	if !utf8.Valid(data) || !gjson.ValidBytes(data) {
+	if !gjson.ValidBytes(data) {
 		return parseObjectSlow(data)
 	}
-	if len(data) == 0 || data[0] != '{' {
+	o, ok := SplitObject(bytes.Clone(data))
+	if !ok {
 		return Object{}, ErrNotObject
 	}
-	data = bytes.Clone(data)
+	return o, nil
+}
+
+// SplitObject splits raw, which must be valid JSON (for example a member of
+// a parsed Object), into its members without validating or copying it: the
+// values are slices of raw. It reports false when raw is not an object.
+func SplitObject(raw json.RawMessage) (Object, bool) {
+	raw = bytes.TrimLeft(raw, " \t\r\n")
+	if len(raw) == 0 || raw[0] != '{' {
+		return Object{}, false
+	}
 	o := Object{Fields: make([]Field, 0, 8)}
-	gjson.Parse(unsafe.String(&data[0], len(data))).ForEach(func(k, v gjson.Result) bool {
-		o.Set(strings.Clone(k.String()), sub(data, v))
+	gjson.Parse(unsafe.String(&raw[0], len(raw))).ForEach(func(k, v gjson.Result) bool {
+		o.Set(strings.Clone(k.String()), sub(raw, v))
 		return true
 	})
-	return o, nil
+	return o, true
 }
 
 // sub returns the bytes of data that v (parsed from data) covers.
