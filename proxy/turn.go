@@ -113,7 +113,7 @@ func (s *Server) record(ts *turnState, status int, errMsg string, fill func() re
 		SessionID: ts.id.sessionID, Type: ts.id.turnType, API: ts.api, Model: ts.model, Stream: ts.stream,
 		Request: ts.request, LatencyMS: ms(now.Sub(ts.start)), TTFBMS: ms(ts.ttfb), Status: status,
 		Error: errMsg, Injected: idsJSON(ts.injected), CreatedAt: ts.start, Client: ts.id.client, Scope: ts.id.scope,
-		Upstream: ts.upstream, SampleID: ts.sampleID,
+		SampleID: ts.sampleID,
 	}
 	var f func(*store.Turn)
 	if fill != nil {

@@ -50,9 +50,6 @@ type Turn struct {
 	CreatedAt        time.Time
 	// Client and Scope describe the session when the turn opens a new one.
 	Client, Scope string
-	// Upstream names who answered: "primary", "fallback" or "policy" (the
-	// trained model). Not stored in turns; see SampleID.
-	Upstream string
 	// SampleID is the training sample the policy stored for this turn (0:
 	// none); RecordTurns links it to the turn.
 	SampleID int64
