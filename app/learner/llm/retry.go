@@ -1,7 +1,6 @@
 package llm
 
 import (
-	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -112,16 +111,4 @@ func (p *Poster) backoff(n int) time.Duration {
 		d -= time.Duration(rand.Int64N(j))
 	}
 	return d
-}
-
-// sleep waits for d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

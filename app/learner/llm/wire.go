@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 )
 
 // MaxBodyBytes bounds a response body; a successful response over it is
@@ -137,7 +139,7 @@ func (p *Poster) PostJSON(ctx context.Context, url string, in, out any) error {
 		if !retry {
 			return p.failure(res, err)
 		}
-		if err := sleep(ctx, delay); err != nil {
+		if err := wait.Sleep(ctx, delay); err != nil {
 			return err
 		}
 	}

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 )
 
 // Defaults of Options.
@@ -65,20 +67,9 @@ func New(opts Options) (*Teacher, error) {
 		opts.Attempts = DefaultAttempts
 	}
 	if opts.Sleep == nil {
-		opts.Sleep = sleepCtx
+		opts.Sleep = wait.Sleep
 	}
 	return &Teacher{opts: opts, url: base}, nil
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // completionRequest asks for the prompt's log-probs and (at most) one

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 )
 
@@ -71,7 +72,7 @@ func (s *Server) loadRuntime(ctx context.Context) bool {
 // retry runs step until it succeeds, waiting RetryInterval, doubling up
 // to maxRetry, between attempts. It reports false when ctx ended first.
 func (s *Server) retry(ctx context.Context, what string, step func() error) bool {
-	wait := s.opts.RetryInterval
+	delay := s.opts.RetryInterval
 	for {
 		err := step()
 		if err == nil {
@@ -80,23 +81,11 @@ func (s *Server) retry(ctx context.Context, what string, step func() error) bool
 		if ctx.Err() != nil {
 			return false
 		}
-		s.log.Warn("policy: cannot "+what+"; retrying", "in", wait, "err", err)
-		if !sleep(ctx, wait) {
+		s.log.Warn("policy: cannot "+what+"; retrying", "in", delay, "err", err)
+		if wait.Sleep(ctx, delay) != nil {
 			return false
 		}
-		wait = min(2*wait, maxRetry)
-	}
-}
-
-// sleep waits d or until ctx ends; false when ctx ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
+		delay = min(2*delay, maxRetry)
 	}
 }
 

@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 )
 
 // DefaultSDKVersion is the sdk_version sent to client/config and
@@ -92,7 +94,7 @@ func (o Options) normalize() (Options, error) {
 	o.MaxRetries = cmpOr(o.MaxRetries, 10)
 	o.SubmitBudget = cmpOr(o.SubmitBudget, 5*time.Minute)
 	if o.Sleep == nil {
-		o.Sleep = sleepCtx
+		o.Sleep = wait.Sleep
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -116,21 +118,6 @@ func defaultHTTPClient() *http.Client {
 	t.DialContext = (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	t.MaxIdleConnsPerHost = 64
 	return &http.Client{Transport: t}
-}
-
-// sleepCtx sleeps for d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // Flags are the feature flags client/config returns. Flags this client does
