@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -70,5 +72,21 @@ func TestPolicyWiredInTrainingModes(t *testing.T) {
 	}
 	if h := a.health()["policy"].(map[string]any); h["ready"] != false {
 		t.Fatalf("health policy = %v", h)
+	}
+}
+
+// TestPolicyHeadersAgree holds the policy's copies of the proxy's header
+// names (the import rule keeps the learner from importing proxy) to the
+// proxy's.
+func TestPolicyHeadersAgree(t *testing.T) {
+	pairs := [][2]string{
+		{policy.SessionHeader, proxy.PolicySessionHeader},
+		{policy.TurnTypeHeader, proxy.PolicyTurnTypeHeader},
+		{policy.SampleHeader, proxy.PolicySampleHeader},
+	}
+	for _, p := range pairs {
+		if p[0] != p[1] {
+			t.Errorf("policy sends %q, proxy uses %q", p[0], p[1])
+		}
 	}
 }
