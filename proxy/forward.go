@@ -53,11 +53,12 @@ func (s *Server) forward(c *fiber.Ctx, ts *turnState, out outRequest, rebody fun
 // cannot answer (unreachable, timeout, or 429/5xx after its retries).
 func (s *Server) call(ctx context.Context, ts *turnState, out outRequest, rebody func(string) []byte, api string) (*http.Response, error) {
 	if ts.policy {
-		if resp, ok := s.callPolicy(ctx, ts, out); ok || api != s.primary.api {
-			if !ok {
-				return nil, &upstreamError{status: http.StatusBadGateway, err: errPolicyFailed}
-			}
+		resp, ok := s.callPolicy(ctx, ts, out)
+		switch {
+		case ok:
 			return resp, nil
+		case api != s.primary.api: // llm.* cannot take the prepared request
+			return nil, &upstreamError{status: http.StatusBadGateway, err: errPolicyFailed}
 		}
 	}
 	fwd := s.cfg.Proxy.ForwardClientAuth
