@@ -81,6 +81,7 @@ type nextJSON struct {
 }
 
 func TestSchedulerStatusAndNextWindowJSON(t *testing.T) {
+	in3h := hhmm(3 * time.Hour) // once: a minute may turn between config and check
 	tests := []struct {
 		name                 string
 		start, end           string
@@ -89,7 +90,7 @@ func TestSchedulerStatusAndNextWindowJSON(t *testing.T) {
 		reason, detailPrefix string
 		nextOpen             bool
 	}{
-		{"in sleep hours", hhmm(-time.Hour), hhmm(3 * time.Hour), false, true, "sleep", "sleep hours until " + hhmm(3*time.Hour), true},
+		{"in sleep hours", hhmm(-time.Hour), in3h, false, true, "sleep", "sleep hours until " + in3h, true},
 		{"before sleep hours", hhmm(2 * time.Hour), hhmm(5 * time.Hour), false, false, "", "", false},
 		{"paused in sleep hours", hhmm(-time.Hour), hhmm(3 * time.Hour), true, false, "", "learning paused", true},
 	}
@@ -254,8 +255,9 @@ func TestCalendarConnectNeedsCredentials(t *testing.T) {
 // `metaclaw status` and `scheduler status` show what the running app
 // recorded.
 func TestStatusShowsTrainingWindow(t *testing.T) {
+	end := hhmm(3 * time.Hour) // once: a minute may turn between config and check
 	home := newHome(t, map[string]string{"proxy.port": freePort(t), "web.port": freePort(t), "scheduler.enabled": "true",
-		"scheduler.sleep_start": hhmm(-time.Hour), "scheduler.sleep_end": hhmm(3 * time.Hour), "scheduler.screen_fallback": "false"})
+		"scheduler.sleep_start": hhmm(-time.Hour), "scheduler.sleep_end": end, "scheduler.screen_fallback": "false"})
 	a, err := app.New(app.Options{Home: home, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
@@ -266,7 +268,7 @@ func TestStatusShowsTrainingWindow(t *testing.T) {
 	}
 	t.Cleanup(func() { a.Stop() })
 	waitProxy(t, a.ProxyURL())
-	if out := mustRun(t, "status"); !strings.Contains(out, "  window:   open (sleep) until "+hhmm(3*time.Hour)+" — sleep hours until") {
+	if out := mustRun(t, "status"); !strings.Contains(out, "  window:   open (sleep) until "+end+" — sleep hours until") {
 		t.Errorf("status:\n%s", out)
 	}
 	var st statusJSON
