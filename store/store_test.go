@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -210,5 +211,68 @@ func TestRecordTurnsAndSessions(t *testing.T) {
 	}
 	if _, err := db.Session(ctx, "s3"); err == nil {
 		t.Error("a failed batch left its session behind")
+	}
+}
+
+// TestRecordTurnsBatchMatchesOneByOne records the same interleaved turns of
+// several sessions once as one batch and once one turn at a time: session
+// rows, turn numbers and the order of turn ids must not differ.
+func TestRecordTurnsBatchMatchesOneByOne(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	mk := func() []*Turn {
+		return []*Turn{
+			{SessionID: "a", CreatedAt: t0, Client: "cli-a", Scope: "work"},
+			{SessionID: "b", CreatedAt: t0.Add(time.Second), Client: "cli-b"},
+			{SessionID: "a", Type: TurnSide, CreatedAt: t0.Add(3 * time.Second)},
+			{SessionID: "old", CreatedAt: t0.Add(2 * time.Second)}, // older than its neighbour
+			{SessionID: "b", TurnNum: 40, CreatedAt: t0.Add(4 * time.Second)},
+			{SessionID: "a", CreatedAt: t0.Add(5 * time.Second), Scope: "ignored"},
+		}
+	}
+	record := func(db *DB, batches [][]*Turn) {
+		// A session that already has turns and has ended: recording reopens it.
+		prior := []*Turn{{SessionID: "old", CreatedAt: t0.Add(-time.Hour)}, {SessionID: "old", CreatedAt: t0.Add(-time.Minute)}}
+		must(t, db.RecordTurns(ctx, prior))
+		if _, err := db.EndSession(ctx, "old", "idle", t0); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range batches {
+			must(t, db.RecordTurns(ctx, b))
+		}
+	}
+	batched, single := openTest(t), openTest(t)
+	turns := mk()
+	record(batched, [][]*Turn{turns})
+	var oneByOne [][]*Turn
+	for _, tr := range mk() {
+		oneByOne = append(oneByOne, []*Turn{tr})
+	}
+	record(single, oneByOne)
+
+	for i, tr := range turns {
+		if want := oneByOne[i][0]; tr.TurnNum != want.TurnNum || tr.ID != want.ID {
+			t.Errorf("turn %d: batch gave id %d number %d, one by one id %d number %d", i, tr.ID, tr.TurnNum, want.ID, want.TurnNum)
+		}
+	}
+	if got := []int{turns[0].TurnNum, turns[2].TurnNum, turns[5].TurnNum, turns[1].TurnNum, turns[4].TurnNum, turns[3].TurnNum}; !slices.Equal(got, []int{1, 2, 3, 1, 40, 3}) {
+		t.Errorf("turn numbers a,a,a,b,b,old = %v, want [1 2 3 1 40 3]", got)
+	}
+	for _, id := range []string{"a", "b", "old"} {
+		got, err1 := batched.Session(ctx, id)
+		want, err2 := single.Session(ctx, id)
+		if err1 != nil || err2 != nil {
+			t.Fatalf("session %s: %v, %v", id, err1, err2)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("session %s (-one by one +batch):\n%s", id, diff)
+		}
+	}
+	if s, _ := batched.Session(ctx, "a"); s.TurnCount != 3 || s.Scope != "work" || !s.LastTurnAt.Equal(t0.Add(5*time.Second)) {
+		t.Errorf("session a = %+v", s)
+	}
+	if s, _ := batched.Session(ctx, "old"); s.TurnCount != 3 || !s.EndedAt.IsZero() || !s.LastTurnAt.Equal(t0.Add(2*time.Second)) {
+		t.Errorf("session old = %+v", s)
 	}
 }

@@ -1,0 +1,41 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// BenchmarkRecordTurns records turns the size of the proxy benchmark's
+// (a 3.3 KB request, a 400-byte answer) in batches like the proxy's
+// recorder makes under load; ns/op is per turn.
+func BenchmarkRecordTurns(b *testing.B) {
+	for _, batch := range []int{1, 32} {
+		b.Run(fmt.Sprintf("batch%d", batch), func(b *testing.B) {
+			db, err := Open(filepath.Join(b.TempDir(), "metaclaw.db"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer db.Close()
+			req := []byte(`{"model":"m","messages":[{"role":"user","content":"` + strings.Repeat("hello world ", 275) + `"}]}`)
+			answer := strings.Repeat("Running the tests now. ", 17)
+			ctx := context.Background()
+			b.SetBytes(int64(len(req) + len(answer)))
+			b.ResetTimer()
+			for i := 0; i < b.N; i += batch {
+				n := min(batch, b.N-i)
+				turns := make([]*Turn, n)
+				for j := range turns {
+					turns[j] = &Turn{SessionID: "s1", Client: "c", API: "openai", Model: "m", Request: req,
+						ResponseText: answer, FinishReason: "stop", PromptTokens: 800, CompletionTokens: 100,
+						LatencyMS: 1.5, TTFBMS: 1, Status: 200, Injected: `["a","b","c"]`}
+				}
+				if err := db.RecordTurns(ctx, turns); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
