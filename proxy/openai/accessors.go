@@ -2,12 +2,13 @@ package openai
 
 import (
 	"bytes"
-
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 	"slices"
+
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
+	"github.com/tidwall/gjson"
 )
 
 // Model returns the "model" member, or "" when absent.
@@ -86,7 +87,17 @@ func (r *ChatRequest) InjectSystem(text string) error {
 		return fmt.Errorf("inject system: %w", err)
 	}
 	idx := slices.IndexFunc(roles, func(role string) bool { return role == "system" || role == "developer" })
+	if idx >= 0 && r.spliceSystem(idx, text) {
+		return nil
+	}
+	return r.rebuildSystem(items, idx, text)
+}
+
+// rebuildSystem is InjectSystem for every case: it re-encodes the system
+// message at idx (or inserts one when idx < 0) and joins the messages again.
+func (r *ChatRequest) rebuildSystem(items []json.RawMessage, idx int, text string) error {
 	var msg json.RawMessage
+	var err error
 	if idx < 0 {
 		msg, err = marshalJSON(Message{Role: "system", Content: TextContent(text)})
 		items = append([]json.RawMessage{msg}, items...)
@@ -100,6 +111,31 @@ func (r *ChatRequest) InjectSystem(text string) error {
 	}
 	r.obj.Set("messages", rawArray(items))
 	return nil
+}
+
+// spliceSystem is InjectSystem's fast path for the usual case, a system
+// message with non-empty string content: it copies "messages" once with
+// the escaped text spliced in before the content's closing quote, instead
+// of splitting, re-encoding and joining the messages. It reports false,
+// changing nothing, for any other case.
+func (r *ChatRequest) spliceSystem(idx int, text string) bool {
+	c := r.msgs
+	content := c.contents[idx]
+	if c.repeats[idx] || content.Type != gjson.String || len(content.Raw) <= 2 {
+		return false
+	}
+	at := rawjson.Offset(c.raw, c.items[idx])
+	if at < 0 {
+		return false
+	}
+	at += content.Index + len(content.Raw) - 1 // the closing quote
+	out := make([]byte, 0, len(c.raw)+len(text)+len(text)/8+8)
+	out = append(out, c.raw[:at]...)
+	out = append(out, `\n\n`...)
+	out = rawjson.AppendStringBody(out, text)
+	out = append(out, c.raw[at:]...)
+	r.obj.Set("messages", out)
+	return true
 }
 
 // withAppendedText returns the message msg with text appended to its

@@ -30,6 +30,7 @@ type msgCache struct {
 	items    []json.RawMessage
 	roles    []string
 	contents []gjson.Result // each message's "content" member, read while checking it
+	repeats  []bool         // whether a message repeats a member the checks read
 }
 
 // items returns the messages split into raw elements, splitting again when
@@ -46,13 +47,14 @@ func (r *ChatRequest) items() ([]json.RawMessage, []string, error) {
 	if !ok {
 		return nil, nil, invalid(CodeInvalidMessages, "messages", "'messages' must be an array")
 	}
-	c := &msgCache{raw: raw, items: items, roles: make([]string, len(items)), contents: make([]gjson.Result, len(items))}
+	c := &msgCache{raw: raw, items: items, roles: make([]string, len(items)),
+		contents: make([]gjson.Result, len(items)), repeats: make([]bool, len(items))}
 	for i, item := range items {
 		m, err := checkMessage(item, i)
 		if err != nil {
 			return nil, nil, err
 		}
-		c.roles[i], c.contents[i] = m.role.String(), m.content
+		c.roles[i], c.contents[i], c.repeats[i] = m.role.String(), m.content, m.repeats
 	}
 	r.msgs = c
 	return items, c.roles, nil
@@ -93,6 +95,7 @@ func contentText(c gjson.Result) string {
 // gjson's Get, the first of repeated keys counts.
 type message struct {
 	role, content, toolCalls, name, toolCallID, reasoning gjson.Result
+	repeats                                               bool // one of them appears twice
 }
 
 // members reads a message's members in one pass over it.
@@ -114,7 +117,11 @@ func members(m gjson.Result) message {
 		case "reasoning_content":
 			dst = &msg.reasoning
 		}
-		if dst != nil && !dst.Exists() {
+		switch {
+		case dst == nil:
+		case dst.Exists():
+			msg.repeats = true
+		default:
 			*dst = v
 		}
 		return true
@@ -129,15 +136,17 @@ func checkMessage(item json.RawMessage, i int) (message, error) {
 	bad := func(what string) error {
 		return invalid(CodeInvalidMessages, "messages", "invalid 'messages': messages[%d]: %s", i, what)
 	}
-	noRole := invalid(CodeInvalidMessages, fmt.Sprintf("messages[%d]", i),
-		"messages[%d] must be an object with a string 'role'", i)
+	noRole := func() error {
+		return invalid(CodeInvalidMessages, fmt.Sprintf("messages[%d]", i),
+			"messages[%d] must be an object with a string 'role'", i)
+	}
 	if !m.IsObject() {
-		return message{}, noRole
+		return message{}, noRole()
 	}
 	msg := members(m)
 	switch {
 	case msg.role.Type != gjson.String:
-		return message{}, noRole
+		return message{}, noRole()
 	case !stringOrNull(msg.name):
 		return message{}, bad("'name' must be a string")
 	case !stringOrNull(msg.toolCallID):

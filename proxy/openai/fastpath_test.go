@@ -3,6 +3,7 @@ package openai
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -176,6 +177,48 @@ func FuzzFastPathAgrees(f *testing.F) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("Conversation (-decoded +fast):\n%s\n%s", diff, body)
+		}
+	})
+}
+
+// FuzzInjectSystemSplice holds InjectSystem's splicing fast path to the
+// path that re-encodes the system message: both must give the same JSON
+// value, whatever the request and the text.
+func FuzzInjectSystemSplice(f *testing.F) {
+	f.Add([]byte(`{"messages":[{"role":"system","content":"A"},{"role":"user","content":"u"}]}`), "MEM")
+	f.Add([]byte(`{"messages":[ {"role" : "developer" , "content" : "x\"y\u00e9\n" , "k":[1, 2]} ],"model":"m"}`), "a\"b\\c\n\u2028\x01é\xff")
+	f.Add([]byte(`{"messages":[{"role":"system","content":"first","content":"second"}]}`), "t")
+	f.Add([]byte(`{"messages":[{"role":"user","content":"u"},{"content":"S","role":"system","name":"n"}]}`), "")
+	f.Add([]byte(`{"messages":[{"role":"system","content":""}]}`), "t")
+	f.Add([]byte(`{"messages":[{"role":"system","content":[{"type":"text","text":"A"}]}]}`), "t")
+	f.Fuzz(func(t *testing.T, body []byte, text string) {
+		fast, err := ParseChatRequest(body)
+		if err != nil {
+			return
+		}
+		slow, _ := ParseChatRequest(body)
+		if err := fast.InjectSystem(text); err != nil {
+			t.Fatalf("InjectSystem: %v", err)
+		}
+		items, roles, _ := slow.items()
+		idx := slices.IndexFunc(roles, func(role string) bool { return role == "system" || role == "developer" })
+		if err := slow.rebuildSystem(items, idx, text); err != nil {
+			t.Fatalf("rebuildSystem: %v", err)
+		}
+		a, _ := fast.Marshal()
+		b, _ := slow.Marshal()
+		var va, vb any
+		if err := json.Unmarshal(a, &va); err != nil {
+			t.Fatalf("spliced request is not JSON: %v\n%s", err, a)
+		}
+		if err := json.Unmarshal(b, &vb); err != nil {
+			t.Fatalf("rebuilt request is not JSON: %v\n%s", err, b)
+		}
+		if diff := cmp.Diff(vb, va); diff != "" {
+			t.Fatalf("(-rebuilt +spliced):\n%s\nbody %s", diff, body)
+		}
+		if _, err := ParseChatRequest(a); err != nil {
+			t.Fatalf("spliced request does not parse: %v\n%s", err, a)
 		}
 	})
 }

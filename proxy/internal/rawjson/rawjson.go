@@ -208,10 +208,16 @@ func RawArray(items []json.RawMessage) json.RawMessage {
 // U+2029, and invalid UTF-8 as U+FFFD.
 func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
+	return append(AppendStringBody(dst, s), '"')
+}
+
+// AppendStringBody appends s escaped as AppendString does, without the
+// quotes: for splicing text into a JSON string.
+func AppendStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+		if c < utf8.RuneSelf && plainASCII[c] {
 			i++
 			continue
 		}
@@ -234,7 +240,28 @@ func AppendString(dst []byte, s string) []byte {
 		i += size
 		start = i
 	}
-	return append(append(dst, s[start:]...), '"')
+	return append(dst, s[start:]...)
+}
+
+// plainASCII marks the ASCII bytes a JSON string holds as they are.
+var plainASCII = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// Offset returns where sub, a subslice of outer (such as an element that
+// SplitArray returned), starts within outer; -1 when it is not one.
+func Offset(outer, sub []byte) int {
+	if len(sub) == 0 || len(outer) == 0 {
+		return -1
+	}
+	d := uintptr(unsafe.Pointer(unsafe.SliceData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(outer)))
+	if d > uintptr(len(outer)-len(sub)) || len(sub) > len(outer) {
+		return -1
+	}
+	return int(d)
 }
 
 // escapeASCII returns the JSON escape of an ASCII byte that needs one.
