@@ -419,25 +419,40 @@ func TestShutdownLetsStreamsFinish(t *testing.T) {
 func TestClientGoneBeforeAnswerCancelsUpstream(t *testing.T) {
 	t.Parallel()
 	for _, stream := range []bool{false, true} {
-		e := newEnv(t)
-		e.up.Enqueue(fakeupstream.Reply{Hang: true})
-		ctx, cancel := context.WithCancel(context.Background())
-		body := fmt.Sprintf(`{"model":"m","stream":%v,"messages":[{"role":"user","content":"x"}]}`, stream)
-		req, _ := http.NewRequestWithContext(ctx, "POST", e.url+"/v1/chat/completions", strings.NewReader(body))
-		errc := make(chan error, 1)
-		go func() {
-			resp, err := http.DefaultClient.Do(req)
-			if err == nil {
-				resp.Body.Close()
-			}
-			errc <- err
-		}()
-		time.Sleep(200 * time.Millisecond) // the request is waiting on the upstream
-		cancel()
-		<-errc
-		turns := e.turns(1) // waits for the recorded turn
-		if turns[0].Status != 499 {
-			t.Errorf("stream=%v: client gone recorded as %d %q", stream, turns[0].Status, turns[0].Error)
+		for _, early := range []bool{false, true} {
+			clientGoneBeforeAnswer(t, stream, early)
 		}
+	}
+}
+
+// clientGoneBeforeAnswer has a client give up while the upstream holds its
+// answer: after 200 ms, or (early) as soon as the upstream has the request,
+// which is usually before the proxy starts watching the client.
+func clientGoneBeforeAnswer(t *testing.T, stream, early bool) {
+	e := newEnv(t)
+	e.up.Enqueue(fakeupstream.Reply{Hang: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	body := fmt.Sprintf(`{"model":"m","stream":%v,"messages":[{"role":"user","content":"x"}]}`, stream)
+	req, _ := http.NewRequestWithContext(ctx, "POST", e.url+"/v1/chat/completions", strings.NewReader(body))
+	errc := make(chan error, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	if early {
+		for len(e.up.Requests()) == 0 {
+			time.Sleep(100 * time.Microsecond)
+		}
+	} else {
+		time.Sleep(200 * time.Millisecond) // the request is waiting on the upstream
+	}
+	cancel()
+	<-errc
+	turns := e.turns(1) // waits for the recorded turn
+	if turns[0].Status != 499 {
+		t.Errorf("stream=%v early=%v: client gone recorded as %d %q", stream, early, turns[0].Status, turns[0].Error)
 	}
 }

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"net"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -14,17 +15,59 @@ import (
 //
 // It waits for the connection to become readable and peeks at it without
 // consuming anything (MSG_PEEK): end of file means the client left; bytes
-// mean a pipelined request, and watching stops. The returned stop
-// function ends the watch and must be called before the handler answers.
-// Where peeking is not supported (Windows), it does nothing.
+// mean a pipelined request, and watching stops. The watch starts only once
+// the upstream has taken watchAfter to answer: most answers that come
+// sooner never pay for it (a goroutine, a peek, two deadline changes), and
+// a client that leaves early is noticed watchAfter later at most. The
+// returned stop function ends the watch and must be called before the
+// handler answers. Where peeking is not supported (Windows), it does
+// nothing.
 func watchClient(conn net.Conn, cancel func()) (stop func()) {
 	sc, ok := conn.(syscall.Conn)
 	if !ok || !canPeek {
 		return func() {}
 	}
+	var (
+		mu      sync.Mutex
+		stopped bool
+		done    chan struct{} // set once the watch runs
+	)
+	t := time.AfterFunc(watchAfter, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if !stopped {
+			done = startWatch(sc, cancel)
+		}
+	})
+	return func() {
+		if t.Stop() {
+			return // the watch never started
+		}
+		mu.Lock()
+		stopped = true
+		d := done
+		mu.Unlock()
+		if d == nil {
+			return
+		}
+		_ = conn.SetReadDeadline(time.Unix(1, 0)) // wakes the parked Read
+		<-d
+		// fasthttp sets its own deadline before it reads the next request.
+		_ = conn.SetReadDeadline(time.Time{})
+	}
+}
+
+// watchAfter is how long the upstream may take before the proxy starts
+// watching the client.
+const watchAfter = 10 * time.Millisecond
+
+// startWatch parks a goroutine in the poller until the client connection
+// is readable, and cancels when the client has closed it. The returned
+// channel closes when the goroutine ends (after a read deadline wakes it).
+func startWatch(sc syscall.Conn, cancel func()) chan struct{} {
 	rc, err := sc.SyscallConn()
 	if err != nil {
-		return func() {}
+		return nil
 	}
 	done := make(chan struct{})
 	go func() {
@@ -39,12 +82,7 @@ func watchClient(conn net.Conn, cancel func()) (stop func()) {
 			return true
 		})
 	}()
-	return func() {
-		_ = conn.SetReadDeadline(time.Unix(1, 0)) // wakes the parked Read
-		<-done
-		// fasthttp sets its own deadline before it reads the next request.
-		_ = conn.SetReadDeadline(time.Time{})
-	}
+	return done
 }
 
 // Results of peeking at a client connection.
