@@ -2,12 +2,15 @@ package proxy
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/tidwall/gjson"
 )
 
 // turnState follows one request through the proxy, for recording.
@@ -59,7 +62,72 @@ type completionWire struct {
 	} `json:"usage"`
 }
 
+// fromOpenAIBody reduces a chat completion body for recording. It reads
+// the members with gjson, which is several times faster than decoding;
+// when one of them has a type the decoding would refuse, it decodes
+// instead, so the recorded turn is the same either way, except for keys
+// repeated or spelt in another case: gjson reads the first of repeated
+// keys and only the exact names, encoding/json the last and any case.
 func fromOpenAIBody(body []byte) response {
+	if r, ok := readOpenAIBody(body); ok {
+		return r
+	}
+	return decodeOpenAIBody(body)
+}
+
+// readOpenAIBody is fromOpenAIBody's gjson path; it reports false when the
+// body needs decoding.
+func readOpenAIBody(body []byte) (response, bool) {
+	if !utf8.Valid(body) || !gjson.ValidBytes(body) {
+		return response{}, false // decoding replaces invalid UTF-8
+	}
+	root := gjson.ParseBytes(body)
+	choices, usage := root.Get("choices"), root.Get("usage")
+	if !choices.IsArray() || !(isAbsent(usage) || usage.IsObject()) {
+		return response{}, false
+	}
+	choice := choices.Get("0")
+	if !choice.IsObject() {
+		return response{}, false
+	}
+	msg, finish := choice.Get("message"), choice.Get("finish_reason")
+	content, rc, rs, tcs := msg.Get("content"), msg.Get("reasoning_content"), msg.Get("reasoning"), msg.Get("tool_calls")
+	prompt, out := usage.Get("prompt_tokens"), usage.Get("completion_tokens")
+	if !(isAbsent(msg) || msg.IsObject()) || !isText(finish) || !isText(content) || !isText(rc) || !isText(rs) ||
+		!isInt(prompt) || !isInt(out) {
+		return response{}, false
+	}
+	r := response{text: content.Str, reasoning: firstNonEmpty(rc.Str, rs.Str), finish: finish.Str,
+		promptTokens: int(prompt.Int()), outTokens: int(out.Int())}
+	if !isAbsent(tcs) {
+		if json.Unmarshal([]byte(tcs.Raw), &r.toolCalls) != nil {
+			return response{}, false
+		}
+	}
+	return r, true
+}
+
+// isAbsent reports whether v is missing or null.
+func isAbsent(v gjson.Result) bool { return !v.Exists() || v.Type == gjson.Null }
+
+// isText reports whether v decodes into a string: absent, null or a string.
+func isText(v gjson.Result) bool { return isAbsent(v) || v.Type == gjson.String }
+
+// isInt reports whether v decodes into an int: absent, null or an integer
+// literal in range.
+func isInt(v gjson.Result) bool {
+	if isAbsent(v) {
+		return true
+	}
+	if v.Type != gjson.Number {
+		return false
+	}
+	_, err := strconv.Atoi(v.Raw)
+	return err == nil
+}
+
+// decodeOpenAIBody is fromOpenAIBody with encoding/json.
+func decodeOpenAIBody(body []byte) response {
 	var cc completionWire
 	if json.Unmarshal(body, &cc) != nil || len(cc.Choices) == 0 {
 		return response{}
