@@ -50,10 +50,22 @@ func CleanQuery(msgs []Message) string {
 }
 
 func cleanText(t string) string {
-	t = internalRE.ReplaceAllString(t, " ")
-	t = reminderRE.ReplaceAllString(t, " ")
-	t = datePrefixRE.ReplaceAllString(t, "")
-	t = runtimeRE.ReplaceAllString(t, "")
+	// Each expression runs only when text it needs is there: most messages
+	// hold none of it, and a regexp that cannot match still costs a scan
+	// (the two anchored at line starts cost as much as the rest of
+	// retrieval).
+	if strings.Contains(t, "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") {
+		t = internalRE.ReplaceAllString(t, " ")
+	}
+	if strings.Contains(t, "</") {
+		t = reminderRE.ReplaceAllString(t, " ")
+	}
+	if strings.Contains(t, "[") {
+		t = datePrefixRE.ReplaceAllString(t, "")
+	}
+	if strings.Contains(t, "Runtime: ") {
+		t = runtimeRE.ReplaceAllString(t, "")
+	}
 	t = strings.TrimSpace(t)
 	if strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
 		t = unwrapJSON(t)
