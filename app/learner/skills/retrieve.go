@@ -2,7 +2,6 @@ package skills
 
 import (
 	"context"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -196,7 +195,7 @@ const header = "# Skills\nMetaClaw picked these skills for the user's current re
 
 // Render formats one skill for the system prompt.
 func Render(s store.Skill) string {
-	return fmt.Sprintf("\n## %s\n_%s_\n\n%s\n", s.Name, s.Description, strings.TrimSpace(s.Body))
+	return "\n## " + s.Name + "\n_" + s.Description + "_\n\n" + strings.TrimSpace(s.Body) + "\n"
 }
 
 // EstimateTokens is a fast estimate: about four characters a token.
