@@ -22,7 +22,9 @@ func FuzzReadOpenAIBody(f *testing.F) {
 		val := func() string { // a value of a random type, usually a string
 			return []string{"5", "-3", "1.5", "1e2", "null", "true", `{"x":1}`, `["a"]`, string(str), string(str), string(str), "99999999999999999999"}[g.pick(12)]
 		}
-		num := func() string { return []string{"0", "7", "-1", "1.0", "2e1", "null", `"3"`, "123456", "18446744073709551616"}[g.pick(9)] }
+		num := func() string {
+			return []string{"0", "7", "-1", "1.0", "2e1", "null", `"3"`, "123456", "18446744073709551616"}[g.pick(9)]
+		}
 		member := func(parts []string, key, v string) []string {
 			if g.pick(4) == 0 {
 				return parts
