@@ -169,13 +169,24 @@ func startBenchProxy(b *testing.B, upstreamBase string) (string, *proxy.Server) 
 // startBenchProxyWith starts the proxy; without work it neither records
 // nor injects, which measures the HTTP hop alone.
 func startBenchProxyWith(b *testing.B, upstreamBase string, work bool) (string, *proxy.Server) {
+	return startBench(b, upstreamBase, "custom", work)
+}
+
+// startBenchProxyFor starts the proxy, recording and injecting, in front of
+// an upstream of the given provider preset ("custom" speaks OpenAI's API,
+// "anthropic" Anthropic's).
+func startBenchProxyFor(b *testing.B, upstreamBase, provider string) (string, *proxy.Server) {
+	return startBench(b, upstreamBase, provider, true)
+}
+
+func startBench(b *testing.B, upstreamBase, provider string, work bool) (string, *proxy.Server) {
 	db, err := store.Open(filepath.Join(b.TempDir(), "metaclaw.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := config.Defaults()
 	cfg.Mode = "skills_only"
-	cfg.LLM.Provider = "custom"
+	cfg.LLM.Provider = provider
 	cfg.LLM.APIBase = upstreamBase + "/v1"
 	cfg.LLM.ModelID = "fake-model"
 	cfg.LLM.APIKey = "sk-bench-0123456789"
