@@ -31,12 +31,14 @@ bench: ## run the benchmarks (startup, proxy overhead, RSS under load); print ea
 	$(GO) test -run '^$$' -bench '^BenchmarkMemory(Retrieval|FTS5|Ingest|Forget)$$' -benchtime 2s -count $(BENCH_COUNT) ./app/learner/memory/ && \
 	$(GO) test -run '^$$' -bench '^Benchmark(Retrieval|StarterInjection)$$' -benchtime 2000x -count $(BENCH_COUNT) ./app/learner/skills/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkRecordTurns$$' -benchtime 20000x -count $(BENCH_COUNT) ./store/ && \
+	$(GO) test -run '^$$' -bench '^BenchmarkLargeRequest$$' -benchtime 1000x -count $(BENCH_COUNT) ./proxy/ && \
 	$(GO) test -run '^$$' -bench '^Benchmark(Direct|Proxy|ProxyBare)$$' -benchtime 5000x -count $(BENCH_COUNT) ./proxy/; \
 	} | grep -E '^(Benchmark|ok|FAIL|--- FAIL|\s+\S+\.go:[0-9]+: )' | awk '$(BENCH_SUMMARY)'
 
 # BENCH_SUMMARY prints the benchmark lines as they come, then the median of
 # every metric over the -count runs, then what the proxy adds (median
-# BenchmarkProxy/x minus median BenchmarkDirect/x; req/s as a percentage).
+# BenchmarkProxy/x minus median BenchmarkDirect/x, and likewise x/proxy minus
+# x/direct; req/s as a percentage).
 BENCH_SUMMARY = { print; fflush() } \
 	/^Benchmark/ { n = $$1; sub(/-[0-9]+$$/, "", n); if (!(n in seen)) { seen[n] = 1; names[++nn] = n } \
 	  for (i = 3; i < NF; i += 2) { k = n SUBSEP $$(i+1); if (!(k in vals)) units[n] = units[n] " " $$(i+1); vals[k] = vals[k] " " $$i } } \
@@ -48,8 +50,11 @@ BENCH_SUMMARY = { print; fflush() } \
 	  for (x = 1; x <= nn; x++) { n = names[x]; line = sprintf("%-42s", n); c = split(units[n], u, " "); \
 	    for (y = 1; y <= c; y++) { m[n, u[y]] = median(vals[n SUBSEP u[y]]); line = line "  " f(m[n, u[y]]) " " u[y] } print line } \
 	  print "\nadded by the proxy (in-process):"; \
-	  for (x = 1; x <= nn; x++) { n = names[x]; if (n !~ /^BenchmarkProxy\//) continue; d = n; sub(/^BenchmarkProxy/, "BenchmarkDirect", d); \
-	    line = sprintf("%-42s", substr(n, 16)); c = split(units[n], u, " "); \
+	  for (x = 1; x <= nn; x++) { n = names[x]; d = n; label = n; \
+	    if (n ~ /^BenchmarkProxy\//) { sub(/^BenchmarkProxy/, "BenchmarkDirect", d); label = substr(n, 16) } \
+	    else if (n ~ /\/proxy$$/) { sub(/\/proxy$$/, "/direct", d); sub(/^Benchmark/, "", label); sub(/\/proxy$$/, "", label) } \
+	    else continue; \
+	    line = sprintf("%-42s", label); c = split(units[n], u, " "); \
 	    for (y = 1; y <= c; y++) { if (!((d, u[y]) in m) || u[y] == "ns/op") continue; \
 	      if (u[y] == "req/s") line = line sprintf("  %.1f%% of direct req/s", 100 * m[n, u[y]] / m[d, u[y]]); \
 	      else line = line "  +" f(m[n, u[y]] - m[d, u[y]]) " " u[y] } print line } }
