@@ -17,7 +17,7 @@ func (s *Server) handleMessages(c *fiber.Ctx) error {
 	if err != nil {
 		return sendRequestError(c, err)
 	}
-	msgs, conv, err := anthropicConv(req)
+	conv, err := anthropicConv(req)
 	if err != nil {
 		return sendRequestError(c, err)
 	}
@@ -30,7 +30,7 @@ func (s *Server) handleMessages(c *fiber.Ctx) error {
 		}
 		ts.injected = inj.ids
 	}
-	if err := s.truncateAnthropic(req, msgs); err != nil {
+	if err := s.truncateAnthropic(req); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
 	}
 	clientModel := req.Model()
@@ -106,50 +106,41 @@ func openAIErrorToAnthropic(status int, body []byte) []byte {
 	return anthropic.NewError(status, anthropic.ErrorTypeForStatus(status), truncateText(msg, 2000))
 }
 
-// anthropicConv decodes the messages and reduces the conversation, system
-// prompt first, for identity and injection.
-func anthropicConv(req *anthropic.MessagesRequest) ([]anthropic.Message, []ConvMessage, error) {
-	sys, err := req.System()
+// anthropicConv reduces the conversation, system prompt first, for
+// identity and injection: a user message of tool results only counts as a
+// tool message. Its errors are those of decoding the system prompt and the
+// messages, which it reads without decoding them when they would decode
+// (see anthropic.MessagesRequest.Conversation).
+func anthropicConv(req *anthropic.MessagesRequest) ([]ConvMessage, error) {
+	c, err := req.Conversation()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	msgs, err := req.Messages()
-	if err != nil {
-		return nil, nil, err
+	conv := make([]ConvMessage, 0, len(c.Messages)+1)
+	if c.System != "" {
+		conv = append(conv, ConvMessage{Role: "system", Text: c.System})
 	}
-	conv := make([]ConvMessage, 0, len(msgs)+1)
-	if t := sys.Join("\n"); t != "" {
-		conv = append(conv, ConvMessage{Role: "system", Text: t})
-	}
-	for _, m := range msgs {
+	for _, m := range c.Messages {
 		role := m.Role
-		if m.Role == "user" && !hasUserContent(m.Content) {
+		if m.Role == "user" && m.ToolResultsOnly {
 			role = "tool"
 		}
-		conv = append(conv, ConvMessage{Role: role, Text: m.Content.Join("\n")})
+		conv = append(conv, ConvMessage{Role: role, Text: m.Text})
 	}
-	return msgs, conv, nil
+	return conv, nil
 }
 
-// hasUserContent reports whether user content holds something the person
-// wrote (text or an image), not only tool results.
-func hasUserContent(c anthropic.Content) bool {
-	if c.Kind != anthropic.ContentBlocks {
-		return true
-	}
-	for _, b := range c.Blocks {
-		if b.Type != "tool_result" {
-			return true
-		}
-	}
-	return false
-}
-
-// truncateAnthropic applies max_context_tokens to a Messages request.
-func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest, msgs []anthropic.Message) error {
+// truncateAnthropic applies max_context_tokens to a Messages request,
+// decoding the messages only when they are over the budget (anthropicConv
+// has made sure they decode).
+func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest) error {
 	budget := s.cfg.MaxContextTokens
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
+	}
+	msgs, err := req.Messages()
+	if err != nil {
+		return err
 	}
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {
@@ -160,7 +151,7 @@ func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest, msgs []anthro
 				size += len(b.Content.Join("\n"))
 			}
 		}
-		infos[i] = msgInfo{user: m.Role == "user" && hasUserContent(m.Content), tokens: size/4 + 1}
+		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: size/4 + 1}
 	}
 	drop := truncate(infos, budget)
 	if drop == nil {
@@ -169,6 +160,8 @@ func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest, msgs []anthro
 	return req.SetMessages(keep(msgs, drop))
 }
 
+// blocksOf returns block content's blocks, and other content as one text
+// block.
 func blocksOf(c anthropic.Content) []anthropic.Block {
 	if c.Kind == anthropic.ContentBlocks {
 		return c.Blocks

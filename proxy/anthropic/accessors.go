@@ -1,8 +1,11 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 // Model returns the "model" member.
@@ -125,14 +128,18 @@ func (r *MessagesRequest) SetMessages(msgs []Message) error {
 // text block, without cache_control, after the existing blocks (which stay
 // byte for byte, so cached prefixes are unaffected); an absent system
 // becomes the string text.
+//
+// A non-empty string keeps its bytes too: the escaped addition is spliced
+// in before its closing quote, in one copy, giving the same JSON value as
+// decoding, appending and re-encoding it. Splitting a block system with
+// gjson instead of encoding/json means one nested deeper than
+// encoding/json's limit no longer fails here; System rejects it (as the
+// proxy does before it injects).
 func (r *MessagesRequest) InjectSystem(text string) error {
-	raw := r.obj.Get("system")
+	raw := bytes.TrimSpace(r.obj.Get("system"))
 	switch firstByte(raw) {
 	case '[':
-		var blocks []json.RawMessage
-		if err := json.Unmarshal(raw, &blocks); err != nil {
-			return fmt.Errorf("inject system: %w", err)
-		}
+		blocks, _ := rawjson.SplitArray(raw) // raw, a parsed member, is an array
 		b, err := marshalJSON(Block{Type: "text", Text: text})
 		if err != nil {
 			return fmt.Errorf("inject system: %w", err)
@@ -140,15 +147,23 @@ func (r *MessagesRequest) InjectSystem(text string) error {
 		r.obj.Set("system", rawArray(append(blocks, b)))
 		return nil
 	case '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("inject system: %w", err)
-		}
-		if s != "" {
-			text = s + "\n\n" + text
+		if len(raw) > len(`""`) {
+			r.obj.Set("system", appendToString(raw, text))
+			return nil
 		}
 	}
 	return r.SetFieldValue("system", text)
+}
+
+// appendToString returns the non-empty JSON string raw with "\n\n"+text
+// appended to its value: the escaped addition spliced in before the closing
+// quote.
+func appendToString(raw json.RawMessage, text string) json.RawMessage {
+	out := make([]byte, 0, len(raw)+len(text)+len(text)/8+8)
+	out = append(out, raw[:len(raw)-1]...)
+	out = append(out, `\n\n`...)
+	out = rawjson.AppendStringBody(out, text)
+	return append(out, '"')
 }
 
 // Tool is a tool definition. Server tools (with a versioned Type such as

@@ -87,6 +87,21 @@ func (c Content) Join(sep string) string {
 	return strings.Join(texts, sep)
 }
 
+// ToolResultsOnly reports whether c is blocks that are all tool_result
+// blocks (none counts): user content that only answers tool calls, nothing
+// the person wrote.
+func (c Content) ToolResultsOnly() bool {
+	if c.Kind != ContentBlocks {
+		return false
+	}
+	for _, b := range c.Blocks {
+		if b.Type != "tool_result" {
+			return false
+		}
+	}
+	return true
+}
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *Content) UnmarshalJSON(data []byte) error {
 	data = bytes.TrimSpace(data)
@@ -165,12 +180,13 @@ type ImageSource struct {
 	FileID    string `json:"file_id,omitempty"`
 }
 
-var blockKeys = []string{"type", "text", "source", "id", "name", "input", "tool_use_id",
+// blockKeys are the members Block decodes; the rest go to Extra.
+var blockKeys = [...]string{"type", "text", "source", "id", "name", "input", "tool_use_id",
 	"content", "is_error", "thinking", "signature", "data", "cache_control"}
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	known, extra, err := splitKnown(data, blockKeys...)
+	known, extra, err := splitKnown(data, blockKeys[:]...)
 	if err != nil {
 		return err
 	}

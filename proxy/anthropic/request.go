@@ -13,7 +13,8 @@ import (
 //
 // A MessagesRequest is not safe for concurrent modification.
 type MessagesRequest struct {
-	obj object
+	obj  object
+	msgs *msgSplit // the split "messages", see split
 }
 
 // ParseMessagesRequest parses and validates a request body. Validation
@@ -64,18 +65,11 @@ func (r *MessagesRequest) validate() error {
 	if isNull(raw) {
 		return invalid(CodeMissingMessages, "messages: field required")
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(raw, &items); err != nil {
-		return invalid(CodeInvalidMessages, "messages: must be an array")
+	split, err := splitMessages(raw)
+	if err != nil {
+		return err
 	}
-	for i, item := range items {
-		var head struct {
-			Role *string `json:"role"`
-		}
-		if firstByte(item) != '{' || json.Unmarshal(item, &head) != nil || head.Role == nil {
-			return invalid(CodeInvalidMessages, "messages.%d: must be an object with a string role", i)
-		}
-	}
+	r.msgs = split
 	return nil
 }
 
@@ -109,7 +103,7 @@ func (r *MessagesRequest) Marshal() ([]byte, error) {
 
 // Clone returns an independent copy of r.
 func (r *MessagesRequest) Clone() *MessagesRequest {
-	return &MessagesRequest{obj: r.obj.Clone()}
+	return &MessagesRequest{obj: r.obj.Clone(), msgs: r.msgs}
 }
 
 // Field returns the raw JSON of a top-level member, or nil when absent.

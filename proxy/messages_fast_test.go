@@ -1,0 +1,146 @@
+package proxy
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// anthropicConvByDecoding is anthropicConv as it was before it read the
+// conversation without decoding: the reference for the tests below.
+func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Message, []ConvMessage, error) {
+	sys, err := req.System()
+	if err != nil {
+		return nil, nil, err
+	}
+	msgs, err := req.Messages()
+	if err != nil {
+		return nil, nil, err
+	}
+	conv := make([]ConvMessage, 0, len(msgs)+1)
+	if t := sys.Join("\n"); t != "" {
+		conv = append(conv, ConvMessage{Role: "system", Text: t})
+	}
+	for _, m := range msgs {
+		role := m.Role
+		if m.Role == "user" && !hasUserContentByBlocks(m.Content) {
+			role = "tool"
+		}
+		conv = append(conv, ConvMessage{Role: role, Text: m.Content.Join("\n")})
+	}
+	return msgs, conv, nil
+}
+
+// hasUserContentByBlocks is the former hasUserContent: whether user
+// content holds something the person wrote, not only tool results.
+func hasUserContentByBlocks(c anthropic.Content) bool {
+	if c.Kind != anthropic.ContentBlocks {
+		return true
+	}
+	for _, b := range c.Blocks {
+		if b.Type != "tool_result" {
+			return true
+		}
+	}
+	return false
+}
+
+// truncateAnthropicByDecoding is truncateAnthropic as it was, given the
+// messages anthropicConvByDecoding decoded.
+func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msgs []anthropic.Message) error {
+	budget := s.cfg.MaxContextTokens
+	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
+		return nil
+	}
+	infos := make([]msgInfo, len(msgs))
+	for i, m := range msgs {
+		size := 16
+		for _, b := range blocksOf(m.Content) {
+			size += len(b.Text) + len(b.Input) + len(b.Thinking) + 16
+			if b.Content != nil {
+				size += len(b.Content.Join("\n"))
+			}
+		}
+		infos[i] = msgInfo{user: m.Role == "user" && hasUserContentByBlocks(m.Content), tokens: size/4 + 1}
+	}
+	drop := truncate(infos, budget)
+	if drop == nil {
+		return nil
+	}
+	return req.SetMessages(keep(msgs, drop))
+}
+
+// anthropicSession is a conversation with text, tool calls and results
+// (string and block content), an image and a system prompt of blocks.
+var anthropicSession = `{"model":"m","max_tokens":64,"system":[{"type":"text","text":"You are a coding agent.","cache_control":{"type":"ephemeral"}},{"type":"text","text":"Be brief."}],"messages":[` +
+	`{"role":"user","content":"` + strings.Repeat("old question ", 40) + `"},` +
+	`{"role":"assistant","content":[{"type":"text","text":"` + strings.Repeat("old answer ", 40) + `"},{"type":"tool_use","id":"t1","name":"read","input":{"path":"a.go"}}]},` +
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"package a"}]}]},` +
+	`{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"s"},{"type":"text","text":"Read it."}]},` +
+	`{"role":"user","content":[{"type":"image","source":{"type":"url","url":"https://x/y.png"}},{"type":"text","text":"and \"this\"?\n"}]},` +
+	`{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"read","input":{}}]},` +
+	`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t2","content":"file text","is_error":true}]},` +
+	`{"role":"user","content":"thanks"}]}`
+
+// TestAnthropicConvMatchesDecoding holds anthropicConv to the decoding
+// version it replaced: the same conversation, or the same error, first the
+// system prompt's.
+func TestAnthropicConvMatchesDecoding(t *testing.T) {
+	for _, body := range []string{
+		anthropicSession,
+		`{"system":"S","messages":[{"role":"user","content":[]},{"role":"assistant"},{"role":"user","content":null}]}`,
+		`{"system":[{"type":"text","text":1}],"messages":[{"role":"user","content":5}]}`,
+		`{"messages":[{"role":"user","content":"a"},{"role":"user","content":[{"type":"tool_result","is_error":"no"}]}]}`,
+		`{"messages":[{"role":"user","content":[{"type":"text","text":"x","text":"last"}],"content":[{"type":"tool_result"}]}]}`,
+	} {
+		req, err := anthropic.ParseMessagesRequest([]byte(body))
+		if err != nil {
+			t.Fatalf("%v: %s", err, body)
+		}
+		_, want, wantErr := anthropicConvByDecoding(req)
+		got, err := anthropicConv(req)
+		var re, wantRE *anthropic.RequestError
+		if errors.As(err, &re) != errors.As(wantErr, &wantRE) || re != nil && *re != *wantRE {
+			t.Errorf("error %v, want %v: %s", err, wantErr, body)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-decoded +got):\n%s\n%s", diff, body)
+		}
+	}
+}
+
+// TestTruncateAnthropicMatchesDecoding holds truncateAnthropic, which
+// decodes the messages itself when over budget, to the version given the
+// messages up front.
+func TestTruncateAnthropicMatchesDecoding(t *testing.T) {
+	for _, budget := range []int{0, 60, 120, 100000} {
+		s := &Server{cfg: config.Config{MaxContextTokens: budget}}
+		req, err := anthropic.ParseMessagesRequest([]byte(anthropicSession))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ref := req.Clone()
+		msgs, _, err := anthropicConvByDecoding(ref)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.truncateAnthropic(req); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.truncateAnthropicByDecoding(ref, msgs); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := req.Marshal()
+		want, _ := ref.Marshal()
+		if diff := cmp.Diff(string(want), string(got)); diff != "" {
+			t.Errorf("budget %d (-decoded +got):\n%s", budget, diff)
+		}
+		if budget == 120 && len(got) >= len(anthropicSession) {
+			t.Errorf("budget %d dropped nothing", budget)
+		}
+	}
+}
