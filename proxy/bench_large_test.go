@@ -5,9 +5,11 @@ package proxy_test
 // deep in a session sends a long system prompt, a dozen tool definitions
 // and dozens of tool calls and results, about 60 KB of JSON, on every
 // turn. The same conversation is sent in OpenAI's shape (as OpenClaw
-// does) and in Anthropic's (as Claude Code does, to an Anthropic
-// upstream), straight to the fake and through the proxy (recording and
-// injection on), one client at a time. Compare p50-us of direct and proxy:
+// does) and in Anthropic's (as Claude Code does), to an upstream of the
+// same API and, translated by the proxy, to an OpenAI-style one ("direct"
+// then sends the upstream's shape); straight to the fake and through the
+// proxy (recording and injection on), one client at a time. Compare
+// p50-us of direct and proxy:
 //
 //	go test -run '^$' -bench '^BenchmarkLargeRequest$' -benchtime 2000x -count 3 ./proxy/
 
@@ -74,17 +76,21 @@ func largeConversation(anthropic bool) []byte {
 }
 
 func BenchmarkLargeRequest(b *testing.B) {
-	for _, api := range []string{"openai", "anthropic"} {
-		body := largeConversation(api == "anthropic")
+	for _, api := range []string{"openai", "anthropic", "anthropic-to-openai"} {
+		body := largeConversation(api != "openai")
 		path := "/v1/chat/completions"
-		if api == "anthropic" {
+		if api != "openai" {
 			path = "/v1/messages"
 		}
 		b.Run(api, func(b *testing.B) {
 			b.Logf("%s request: %d bytes", api, len(body))
 			_, upBase := startBenchUpstream(b)
 			b.Run("direct", func(b *testing.B) {
-				benchLoad(b, benchTarget{url: upBase + path, client: benchClient(b), body: body}, 1, false)
+				direct, directBody := path, body
+				if api == "anthropic-to-openai" { // the same conversation in the upstream's shape
+					direct, directBody = "/v1/chat/completions", largeConversation(false)
+				}
+				benchLoad(b, benchTarget{url: upBase + direct, client: benchClient(b), body: directBody}, 1, false)
 			})
 			provider := "custom"
 			if api == "anthropic" {
