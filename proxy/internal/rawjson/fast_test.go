@@ -3,6 +3,7 @@ package rawjson
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"unicode/utf8"
 )
@@ -89,4 +90,39 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
 		}
 	})
+}
+
+// point encodes itself compactly, like the wire types.
+type point struct{ X, Y int }
+
+func (p point) MarshalJSON() ([]byte, error) {
+	return fmt.Appendf(nil, `{"x":%d,"y":%d}`, p.X, p.Y), nil
+}
+
+// pointPtr encodes itself through a pointer receiver.
+type pointPtr struct{ X int }
+
+func (p *pointPtr) MarshalJSON() ([]byte, error) { return fmt.Appendf(nil, `{"x":%d}`, p.X), nil }
+
+// TestMarshalMarshalers checks that calling MarshalJSON directly (for a
+// value and for slices of values) gives what encoding/json gives for
+// compact MarshalJSON output, nil cases included.
+func TestMarshalMarshalers(t *testing.T) {
+	var nilPtr *pointPtr
+	for _, v := range []any{
+		point{1, 2}, []point{{1, 2}, {3, 4}}, []point{}, []point(nil), &point{5, 6},
+		[]*pointPtr{{X: 1}, nil}, nilPtr, []any{point{7, 8}, "s"}, map[string]point{"a": {1, 1}},
+		struct {
+			P []point `json:"p"`
+		}{[]point{{9, 9}}},
+	} {
+		want, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Marshal(v)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("Marshal(%#v) = %s, %v; want %s", v, got, err, want)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -286,10 +287,24 @@ func escapeASCII(c byte) string {
 	return string([]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]})
 }
 
-// Marshal encodes v like json.Marshal but without HTML escaping.
+// Marshal encodes v like json.Marshal but without HTML escaping. A value
+// that encodes itself (json.Marshaler), or a slice of such values, is
+// encoded by calling MarshalJSON directly: the wire types write compact
+// JSON with Writer, and encoding/json would scan and compact their bytes
+// again at every level of nesting, which was most of the time spent
+// encoding a translated request. Their bytes are taken as they are, so the
+// raw members they keep (unknown fields) keep their own spacing.
 func Marshal(v any) ([]byte, error) {
-	if s, ok := v.(string); ok {
-		return AppendString(nil, s), nil
+	switch x := v.(type) {
+	case string:
+		return AppendString(nil, x), nil
+	case json.Marshaler:
+		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
+			return x.MarshalJSON()
+		}
+	}
+	if b, ok, err := marshalMarshalers(v); ok {
+		return b, err
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -298,6 +313,38 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// marshalerType is the json.Marshaler interface type.
+var marshalerType = reflect.TypeFor[json.Marshaler]()
+
+// marshalMarshalers encodes v when it is a slice of non-pointer values that
+// implement json.Marshaler, as a JSON array of their MarshalJSON (a nil
+// slice as null, like encoding/json); it reports false for anything else.
+func marshalMarshalers(v any) ([]byte, bool, error) {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() != reflect.Slice {
+		return nil, false, nil
+	}
+	elem := rv.Type().Elem()
+	if elem.Kind() == reflect.Pointer || elem.Kind() == reflect.Interface || !elem.Implements(marshalerType) {
+		return nil, false, nil
+	}
+	if rv.IsNil() {
+		return []byte("null"), true, nil
+	}
+	out := []byte{'['}
+	for i := range rv.Len() {
+		b, err := rv.Index(i).Interface().(json.Marshaler).MarshalJSON()
+		if err != nil {
+			return nil, true, err
+		}
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	return append(out, ']'), true, nil
 }
 
 // Writer builds a JSON object member by member.
