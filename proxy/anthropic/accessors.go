@@ -88,10 +88,10 @@ func (r *MessagesRequest) Thinking() (Thinking, bool) {
 	return t, ok
 }
 
-// System decodes the "system" member (a string or text blocks).
-func (r *MessagesRequest) System() (Content, error) {
+// decodeSystem decodes raw, the "system" member (a string or text
+// blocks): System when gjson cannot answer.
+func decodeSystem(raw json.RawMessage) (Content, error) {
 	var c Content
-	raw := r.obj.Get("system")
 	if isNull(raw) {
 		return c, nil
 	}
@@ -101,9 +101,9 @@ func (r *MessagesRequest) System() (Content, error) {
 	return c, nil
 }
 
-// Messages decodes the "messages" member; a malformed message is reported
-// as a *RequestError with code invalid_messages.
-func (r *MessagesRequest) Messages() ([]Message, error) {
+// decodeMessages decodes the "messages" member: Messages when gjson cannot
+// answer.
+func (r *MessagesRequest) decodeMessages() ([]Message, error) {
 	var msgs []Message
 	raw := r.obj.Get("messages")
 	if isNull(raw) {

@@ -180,9 +180,28 @@ type ImageSource struct {
 	FileID    string `json:"file_id,omitempty"`
 }
 
+// Indexes of the members Block decodes in blockKeys.
+const (
+	blockType = iota
+	blockText
+	blockSource
+	blockID
+	blockName
+	blockInput
+	blockToolUseID
+	blockContent
+	blockIsError
+	blockThinking
+	blockSignature
+	blockData
+	blockCacheControl
+)
+
 // blockKeys are the members Block decodes; the rest go to Extra.
-var blockKeys = [...]string{"type", "text", "source", "id", "name", "input", "tool_use_id",
-	"content", "is_error", "thinking", "signature", "data", "cache_control"}
+var blockKeys = [...]string{blockType: "type", blockText: "text", blockSource: "source", blockID: "id",
+	blockName: "name", blockInput: "input", blockToolUseID: "tool_use_id", blockContent: "content",
+	blockIsError: "is_error", blockThinking: "thinking", blockSignature: "signature", blockData: "data",
+	blockCacheControl: "cache_control"}
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (b *Block) UnmarshalJSON(data []byte) error {

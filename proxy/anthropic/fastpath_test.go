@@ -4,8 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -15,6 +19,22 @@ import (
 type gen struct {
 	b    []byte
 	text string
+}
+
+// newGen returns a generator that makes the decisions data gives, then
+// pseudo-random ones seeded with data, then zeros: the mutator mostly
+// makes short inputs, which would otherwise leave most decisions at 0 and
+// reach rare combinations (a repeated image source field set to null, say)
+// too seldom.
+func newGen(data []byte, text string) *gen {
+	h := fnv.New64a()
+	h.Write(data)
+	rng := rand.New(rand.NewPCG(h.Sum64(), uint64(len(data))))
+	b := append(slices.Clone(data), make([]byte, 1024)...)
+	for i := len(data); i < len(b); i++ {
+		b[i] = byte(rng.Uint32())
+	}
+	return &gen{b: b, text: text}
 }
 
 // pick returns a decision in [0, n); 0 once the bytes run out, so the
@@ -28,25 +48,62 @@ func (g *gen) pick(n int) int {
 	return v
 }
 
-// rawEscapes are escapes encoding/json never writes but decodes: of ASCII,
-// of paired and lone surrogates, a high surrogate before a non-surrogate.
-var rawEscapes = []string{`\u0041\/`, `\ud83d\ude00`, `\ud800`, `\udc00x`, `\ud800\u0041`, `\ud800\ud800`, `\u00e9\u2028`}
+// rawEscapes are escapes encoding/json never writes but decodes: of ASCII
+// and NUL, of paired and lone surrogates, a high surrogate before a
+// non-surrogate or before another high one, and every short escape.
+var rawEscapes = []string{`\u0041\/`, `\ud83d\ude00`, `\ud800`, `\udc00x`, `\ud800\u0041`, `\ud800\ud800`,
+	`\u00e9\u2028`, `\u0000`, `\udbff\udfff\udc00`, `\ud800\udbff\udc00`, `\"\\\/\b\f\n\r\t`}
 
-// str returns a JSON string holding s, sometimes with one of rawEscapes
-// added before the closing quote.
+// rawInvalid are bytes that are not UTF-8: a stray continuation byte, a
+// truncated sequence, an encoded surrogate, a rune past U+10FFFF.
+var rawInvalid = []string{"\x80", "\xc3", "\xed\xa0\x80", "\xf4\x90\x80\x80", "é\xff"}
+
+// str returns a JSON string holding s, now and then with one of
+// rawEscapes or (rarely, as only SetField can bring it) of rawInvalid
+// added before the closing quote, or written with s's bytes as they are.
 func (g *gen) str(s string) string {
 	b, _ := json.Marshal(s)
-	if i := g.pick(2*len(rawEscapes)) - len(rawEscapes); i >= 0 {
-		return string(b[:len(b)-1]) + rawEscapes[i] + `"`
+	switch g.pick(32) {
+	case 1, 2, 3, 4, 5, 6:
+		return string(b[:len(b)-1]) + rawEscapes[g.pick(len(rawEscapes))] + `"`
+	case 7:
+		return string(b[:len(b)-1]) + rawInvalid[g.pick(len(rawInvalid))] + `"`
+	case 8:
+		return rawString(s)
 	}
 	return string(b)
+}
+
+// rawString returns a JSON string holding s's bytes as they are, invalid
+// UTF-8 included: only quotes, backslashes and control characters are
+// escaped.
+func rawString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteString(`\` + string(c))
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// ws returns white space to put around a member or element, usually none.
+func (g *gen) ws() string {
+	return []string{"", "", "", " ", "\n\t", " \r\n "}[g.pick(6)]
 }
 
 // anyValue returns a JSON value of a type the fuzzer chooses. (Values
 // nested as deep as encoding/json accepts are too slow for fuzzing:
 // TestConversationFastPath and TestValidateDepth try them.)
 func (g *gen) anyValue(s string) string {
-	switch g.pick(16) {
+	switch g.pick(24) {
 	case 1:
 		return "5"
 	case 2:
@@ -57,6 +114,20 @@ func (g *gen) anyValue(s string) string {
 		return `{"x":[1,{"y":"]"}]}`
 	case 5:
 		return `["a",{}]`
+	case 6:
+		return "-1.5E+3"
+	case 7:
+		return "true"
+	case 8:
+		return `{ "a" : [ 1 , true , null ] ,"b":"\u00e9\ud800" , "a" : {} }`
+	case 9:
+		return "[]"
+	case 10:
+		return "{}"
+	case 11:
+		return `""`
+	case 12:
+		return "0.0e-0"
 	}
 	return g.str(s)
 }
@@ -78,18 +149,62 @@ func (g *gen) typed(want, s string) string {
 // member appends `"key":val` to parts unless the fuzzer leaves it out, and
 // now and then the key again with a value of another type.
 func (g *gen) member(parts []string, key, val string) []string {
+	k, _ := json.Marshal(key)
+	return g.rawMember(parts, string(k), val)
+}
+
+// rawMember is member with key already a JSON string, white space of the
+// fuzzer's choice around the key and the value; the repeat comes after the
+// member or, now and then, before it.
+func (g *gen) rawMember(parts []string, key, val string) []string {
 	if g.pick(4) == 3 {
 		return parts
 	}
-	parts = append(parts, fmt.Sprintf("%q:%s", key, val))
-	if g.pick(12) == 11 {
-		parts = append(parts, fmt.Sprintf("%q:%s", key, g.anyValue("again")))
+	member := g.ws() + key + g.ws() + ":" + g.ws() + val + g.ws()
+	switch g.pick(12) {
+	case 10:
+		return append(parts, key+":"+g.anyValue("before"), member)
+	case 11:
+		return append(parts, member, key+":"+g.anyValue("again"))
+	}
+	return append(parts, member)
+}
+
+// extraKeys are keys, as JSON strings, of members decoding keeps in Extra,
+// or spelled to catch a reader out: known keys escaped (the same keys) or
+// in another case (other keys), escapes of NUL and of surrogates, the
+// empty key.
+var extraKeys = []string{`"extra"`, `"citations"`, `"Type"`, `"TEXT"`, `"c\u006fntent"`, `"t\u0065xt"`, `"\u0000"`,
+	`"\ud800"`, `"k\udc00\ud83d\ude00"`, `""`, `"é"`, `"cache_control"`, `"Role"`}
+
+// extraKey returns a key from extraKeys or, rarely, one that is not UTF-8.
+func (g *gen) extraKey() string {
+	if g.pick(32) == 31 {
+		return "\"k\xff\""
+	}
+	return extraKeys[g.pick(len(extraKeys))]
+}
+
+// extras appends a fuzzer-chosen number of members with keys from
+// extraKey and values of any type.
+func (g *gen) extras(parts []string) []string {
+	for range g.pick(4) {
+		parts = g.rawMember(parts, g.extraKey(), g.anyValue("extra"))
 	}
 	return parts
 }
 
 // jsonObject joins members into a JSON object.
 func jsonObject(parts []string) string { return "{" + strings.Join(parts, ",") + "}" }
+
+// jsonArray joins elements into a JSON array, with white space of the
+// fuzzer's choice before each.
+func (g *gen) jsonArray(items []string) string {
+	for i := range items {
+		items[i] = g.ws() + items[i]
+	}
+	return "[" + strings.Join(items, ",") + "]"
+}
 
 // blockTypes are the block types the generator uses, one unknown.
 var blockTypes = []string{"text", "text", "image", "tool_use", "tool_result", "tool_result", "thinking", "redacted_thinking", "document"}
@@ -120,9 +235,7 @@ func (g *gen) block(depth int) string {
 	if g.pick(4) == 0 {
 		b = g.member(b, "cache_control", g.anyValue("ephemeral"))
 	}
-	if g.pick(4) == 0 {
-		b = g.member(b, "citations", g.anyValue("extra"))
-	}
+	b = g.extras(b)
 	if depth < 2 && g.pick(2) == 0 {
 		b = g.member(b, "content", g.content(depth+1))
 	}
@@ -130,20 +243,26 @@ func (g *gen) block(depth int) string {
 }
 
 // source returns an image source: mostly an object whose members match
-// ImageSource's fields exactly, in another case or not at all.
+// ImageSource's fields exactly, in another case or not at all, each
+// field's often repeated with strings, nulls (which struct decoding skips)
+// or values of other types.
 func (g *gen) source() string {
 	if g.pick(10) == 9 {
 		return g.anyValue("source")
 	}
 	var s []string
-	for _, k := range []string{"type", "media_type", "data", "url", "file_id"} {
-		switch g.pick(6) {
-		case 4:
-			k = strings.ToUpper(k)
-		case 5:
-			k = strings.ReplaceAll(strings.ReplaceAll(k, "i", "ı"), "t", "T") // dotless i does not fold to i
+	for _, f := range sourceFields {
+		for range g.pick(4) {
+			k := f
+			switch g.pick(6) {
+			case 4:
+				k = strings.ToUpper(k)
+			case 5:
+				k = strings.ReplaceAll(strings.ReplaceAll(k, "i", "ı"), "t", "T") // dotless i does not fold to i
+			}
+			val := []string{g.str(f), "null", "null", g.anyValue(f)}[g.pick(4)]
+			s = append(s, fmt.Sprintf("%q:%s", k, val))
 		}
-		s = g.member(s, k, g.typed("string", k))
 	}
 	return jsonObject(s)
 }
@@ -160,7 +279,7 @@ func (g *gen) content(depth int) string {
 	for range g.pick(4) {
 		blocks = append(blocks, g.block(depth))
 	}
-	return "[" + strings.Join(blocks, ",") + "]"
+	return g.jsonArray(blocks)
 }
 
 // message returns a message whose role is usually a string.
@@ -177,7 +296,7 @@ func (g *gen) message() string {
 		m = g.member(m, "content", g.content(0))
 	}
 	if g.pick(4) == 3 {
-		m = g.member(m, "extra", g.anyValue("kept"))
+		m = g.extras(m)
 	}
 	if g.pick(8) == 7 {
 		m = g.member(m, "role", g.typed("string", "assistant"))
@@ -195,7 +314,7 @@ func (g *gen) request() []byte {
 		for range 1 + g.pick(4) {
 			items = append(items, g.message())
 		}
-		msgs = "[" + strings.Join(items, ",") + "]"
+		msgs = g.jsonArray(items)
 	}
 	parts = g.member(parts, "messages", msgs)
 	return []byte(jsonObject(parts))
@@ -204,11 +323,11 @@ func (g *gen) request() []byte {
 // decodedConversation is Conversation as the proxy computed it before the
 // fast path: System and Messages decoded, Join("\n"), and hasUserContent.
 func decodedConversation(r *MessagesRequest) (Conversation, error) {
-	sys, err := r.System()
+	sys, err := decodeSystem(r.obj.Get("system"))
 	if err != nil {
 		return Conversation{}, err
 	}
-	msgs, err := r.Messages()
+	msgs, err := r.decodeMessages()
 	if err != nil {
 		return Conversation{}, err
 	}
@@ -242,22 +361,70 @@ func sameError(a, b error) bool {
 	return a == nil && b == nil
 }
 
-// checkConversation holds readConversation and Conversation on body to
+// fastConversation is Conversation read with gjson alone: it reports false
+// when System or Messages would decode.
+func fastConversation(r *MessagesRequest) (Conversation, bool) {
+	sys, ok := readSystem(r.obj.Get("system"))
+	if !ok {
+		return Conversation{}, false
+	}
+	msgs, ok := r.readMessages()
+	if !ok {
+		return Conversation{}, false
+	}
+	return conversationOf(sys, msgs), true
+}
+
+// parseGenerated parses a generated body as the proxy meets it: with
+// ParseMessagesRequest, or, for a body that is not valid UTF-8 (which
+// ParseMessagesRequest refuses), by setting its members with SetField on a
+// parsed request, when the body with its invalid bytes replaced parses (so
+// that only the bytes of strings and keys differ from a body that passes
+// validate).
+func parseGenerated(body []byte) (*MessagesRequest, bool) {
+	if utf8.Valid(body) {
+		r, err := ParseMessagesRequest(body)
+		return r, err == nil
+	}
+	if _, err := ParseMessagesRequest([]byte(strings.ToValidUTF8(string(body), "\uFFFD"))); err != nil {
+		return nil, false
+	}
+	obj, err := parseObject(body)
+	if err != nil {
+		return nil, false
+	}
+	r, err := ParseMessagesRequest([]byte(`{"messages":[]}`))
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range obj.Fields {
+		r.SetField(f.Key, f.Val)
+	}
+	return r, true
+}
+
+// readable reports whether the fast path may read the request's members:
+// "system" and "messages" are valid UTF-8.
+func readable(r *MessagesRequest) bool {
+	return utf8.Valid(r.obj.Get("system")) && utf8.Valid(r.obj.Get("messages"))
+}
+
+// checkConversation holds fastConversation and Conversation on body to
 // decodedConversation. It reports whether body parses and whether the fast
 // path read it.
 func checkConversation(t *testing.T, body []byte) (parsed, fast bool) {
 	t.Helper()
-	r, err := ParseMessagesRequest(body)
-	if err != nil {
+	r, ok := parseGenerated(body)
+	if !ok {
 		return false, false
 	}
 	want, wantErr := decodedConversation(r)
-	got, ok := r.readConversation()
-	if ok != (wantErr == nil) {
+	got, ok := fastConversation(r)
+	if ok != (wantErr == nil && readable(r)) {
 		t.Fatalf("fast path ok = %v, decoding error = %v\n%s", ok, wantErr, body)
 	}
 	if diff := cmp.Diff(want, got); ok && diff != "" {
-		t.Fatalf("readConversation (-decoded +fast):\n%s\n%s", diff, body)
+		t.Fatalf("fastConversation (-decoded +fast):\n%s\n%s", diff, body)
 	}
 	checkAnswer(t, r, body)
 	return true, ok
@@ -276,17 +443,22 @@ func checkAnswer(t *testing.T, r *MessagesRequest, body []byte) {
 	}
 }
 
+// addGenSeeds adds seeds for the generator.
+func addGenSeeds(f *testing.F) {
+	for i, s := range []string{"", "\x01\x02\x03\x04", "\xff\xfe\xfd\xfc\xfb\xfa\xf9", "abcdefghijklmnopqrstuvwxyz0123456789"} {
+		f.Add([]byte(s), []string{"text \u00e9 \\ \" \n\u2028 <&>", "", "a\xffb\xc3", "\x00\xed\xa0\x80\U0001F600"}[i])
+	}
+}
+
 // FuzzConversationAgrees holds the fast conversation reader to decoding:
 // over requests whose system, messages and blocks have members of
 // fuzzer-chosen presence, types and repeats, it must accept exactly what
-// System and Messages decode and read the same texts, roles and tool
-// result flags; Conversation must give decoding's errors.
+// System and Messages decode (when valid UTF-8) and read the same texts,
+// roles and tool result flags; Conversation must give decoding's errors.
 func FuzzConversationAgrees(f *testing.F) {
-	for _, s := range []string{"", "\x01\x02\x03\x04", "\xff\xfe\xfd\xfc\xfb\xfa\xf9", "abcdefghijklmnopqrstuvwxyz0123456789"} {
-		f.Add([]byte(s), "text \u00e9 \\ \" \n\u2028 <&>")
-	}
+	addGenSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, text string) {
-		checkConversation(t, (&gen{b: data, text: text}).request())
+		checkConversation(t, newGen(data, text).request())
 	})
 }
 
@@ -356,7 +528,7 @@ func TestConversationAfterChange(t *testing.T) {
 			r.SetField("messages", json.RawMessage(tt.messages))
 		}
 		checkAnswer(t, r, []byte(tt.messages))
-		if _, fast := r.readConversation(); fast != tt.fast {
+		if _, fast := fastConversation(r); fast != tt.fast {
 			t.Errorf("messages %s: fast path %v, want %v", tt.messages, fast, tt.fast)
 		}
 	}

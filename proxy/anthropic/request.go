@@ -43,7 +43,8 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 	return r, nil
 }
 
-// validate checks the members the proxy relies on.
+// validate checks the members the proxy relies on. The body must be valid
+// UTF-8, as ParseMessagesRequest has checked.
 func (r *MessagesRequest) validate() error {
 	checks := []struct {
 		name, desc string
@@ -65,7 +66,7 @@ func (r *MessagesRequest) validate() error {
 	if isNull(raw) {
 		return invalid(CodeMissingMessages, "messages: field required")
 	}
-	split, err := splitMessages(raw)
+	split, err := splitMessages(raw, true)
 	if err != nil {
 		return err
 	}
