@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/tidwall/gjson"
@@ -92,13 +93,14 @@ func readOpenAIBody(body []byte) (response, bool) {
 	}
 	msg, finish := choice.Get("message"), choice.Get("finish_reason")
 	content, rc, rs, tcs := msg.Get("content"), msg.Get("reasoning_content"), msg.Get("reasoning"), msg.Get("tool_calls")
-	prompt, out := usage.Get("prompt_tokens"), usage.Get("completion_tokens")
-	if !(isAbsent(msg) || msg.IsObject()) || !isText(finish) || !isText(content) || !isText(rc) || !isText(rs) ||
-		!isInt(prompt) || !isInt(out) {
+	prompt, okPrompt := rawjson.Int(usage.Get("prompt_tokens"), strconv.IntSize)
+	out, okOut := rawjson.Int(usage.Get("completion_tokens"), strconv.IntSize)
+	if !(isAbsent(msg) || msg.IsObject()) || !rawjson.IsText(finish) || !rawjson.IsText(content) ||
+		!rawjson.IsText(rc) || !rawjson.IsText(rs) || !okPrompt || !okOut {
 		return response{}, false
 	}
 	r := response{text: content.Str, reasoning: firstNonEmpty(rc.Str, rs.Str), finish: finish.Str,
-		promptTokens: int(prompt.Int()), outTokens: int(out.Int())}
+		promptTokens: int(prompt), outTokens: int(out)}
 	if !isAbsent(tcs) {
 		if json.Unmarshal([]byte(tcs.Raw), &r.toolCalls) != nil {
 			return response{}, false
@@ -109,22 +111,6 @@ func readOpenAIBody(body []byte) (response, bool) {
 
 // isAbsent reports whether v is missing or null.
 func isAbsent(v gjson.Result) bool { return !v.Exists() || v.Type == gjson.Null }
-
-// isText reports whether v decodes into a string: absent, null or a string.
-func isText(v gjson.Result) bool { return isAbsent(v) || v.Type == gjson.String }
-
-// isInt reports whether v decodes into an int: absent, null or an integer
-// literal in range.
-func isInt(v gjson.Result) bool {
-	if isAbsent(v) {
-		return true
-	}
-	if v.Type != gjson.Number {
-		return false
-	}
-	_, err := strconv.Atoi(v.Raw)
-	return err == nil
-}
 
 // decodeOpenAIBody is fromOpenAIBody with encoding/json.
 func decodeOpenAIBody(body []byte) response {

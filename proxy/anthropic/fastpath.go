@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"slices"
 	"unicode"
@@ -115,7 +114,7 @@ func readSystem(raw json.RawMessage) (Content, bool) {
 	if isNull(raw) {
 		return Content{}, true
 	}
-	if !withinDepth(raw) || !utf8.Valid(raw) {
+	if !rawjson.WithinDepth(raw) || !utf8.Valid(raw) {
 		return Content{}, false
 	}
 	return readContent(rawjson.View(raw))
@@ -178,7 +177,7 @@ func (r *MessagesRequest) split(raw json.RawMessage) (*msgSplit, error) {
 // validUTF8 tells whether raw is valid UTF-8.
 func splitMessages(raw json.RawMessage, validUTF8 bool) (*msgSplit, error) {
 	items, ok := rawjson.SplitArray(raw)
-	if !ok || !withinDepth(raw) {
+	if !ok || !rawjson.WithinDepth(raw) {
 		return nil, invalid(CodeInvalidMessages, "messages: must be an array")
 	}
 	s := &msgSplit{raw: raw, heads: make([]msgHead, len(items)), validUTF8: validUTF8}
@@ -213,7 +212,7 @@ func readHead(item json.RawMessage) (msgHead, bool) {
 		}
 		if foldEqual(k.Str, "role") {
 			role = v
-			ok = v.Type == gjson.String || v.Type == gjson.Null
+			ok = rawjson.IsText(v)
 		}
 		return ok
 	})
@@ -348,7 +347,7 @@ func rawValue(v gjson.Result) json.RawMessage {
 // stringMember mirrors decoding a member into a string field: null (or
 // absent) leaves it empty, a string sets it, anything else fails.
 func stringMember(v gjson.Result) (string, bool) {
-	return v.Str, v.Type == gjson.String || v.Type == gjson.Null
+	return v.Str, rawjson.IsText(v)
 }
 
 // boolMember mirrors decoding a member into a bool field.
@@ -429,34 +428,4 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
-}
-
-// maxDepth is encoding/json's nesting limit: it rejects a value with more
-// arrays and objects open at once.
-const maxDepth = 10000
-
-// withinDepth reports whether raw, valid JSON, nests no deeper than
-// maxDepth. Counting brackets answers for almost any value; only one with
-// more brackets than that (some may be inside strings) is scanned.
-func withinDepth(raw []byte) bool {
-	if bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) <= maxDepth {
-		return true
-	}
-	depth, inString := 0, false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			if depth++; depth > maxDepth {
-				return false
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return true
 }

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 // gen turns fuzz bytes into a stream of small decisions and uses a fuzz
@@ -498,10 +499,10 @@ func TestConversationFastPath(t *testing.T) {
 		{`{"messages":[{"r\u006fle":"user","content":[{"t\u0079pe":"text","text":"escaped keys"}]}]}`, true},
 		{`{"messages":[{"role":"user","content":5}]}`, false},
 		{`{"system":[5],"messages":[{"role":"user","content":5}]}`, false},
-		{`{"system":[{"type":"text","input":` + deep(maxDepth-2) + `}],"messages":[]}`, true},
-		{`{"system":[{"type":"text","input":` + deep(maxDepth-1) + `}],"messages":[]}`, false},
-		{`{"system":[{"type":"text","input":"` + deep(maxDepth) + `"}],"messages":[]}`, true},
-		{`{"messages":[{"role":"user","content":[{"type":"text","input":` + deep(maxDepth-4) + `}]}]}`, true},
+		{`{"system":[{"type":"text","input":` + deep(rawjson.MaxDepth-2) + `}],"messages":[]}`, true},
+		{`{"system":[{"type":"text","input":` + deep(rawjson.MaxDepth-1) + `}],"messages":[]}`, false},
+		{`{"system":[{"type":"text","input":"` + deep(rawjson.MaxDepth) + `"}],"messages":[]}`, true},
+		{`{"messages":[{"role":"user","content":[{"type":"text","input":` + deep(rawjson.MaxDepth-4) + `}]}]}`, true},
 	} {
 		if parsed, fast := checkConversation(t, []byte(tt.body)); !parsed || fast != tt.fast {
 			t.Errorf("parsed %v, fast path %v, want true, %v: %.200s", parsed, fast, tt.fast, tt.body)
@@ -637,7 +638,7 @@ func checkValidate(t *testing.T, body []byte) {
 // encoding/json's nesting limit (too slow an input for the fuzzer to
 // shrink).
 func TestValidateDepth(t *testing.T) {
-	for _, n := range []int{maxDepth - 2, maxDepth - 1, maxDepth} {
+	for _, n := range []int{rawjson.MaxDepth - 2, rawjson.MaxDepth - 1, rawjson.MaxDepth} {
 		deep := strings.Repeat("[", n) + strings.Repeat("]", n)
 		checkValidate(t, []byte(`{"messages":`+deep+`}`))                                      // n deep
 		checkValidate(t, []byte(`{"messages":[{"role":"user","x":`+deep[1:len(deep)-1]+`}]}`)) // n+1 deep

@@ -237,9 +237,6 @@ func (a *Accumulator) Completion() ChatCompletion {
 // and "ID" does not count as repeating a member). Strings read here alias
 // the caller's bytes, so whatever the accumulator keeps is copied.
 
-// maxNesting is how deeply encoding/json lets arrays and objects nest.
-const maxNesting = 10000
-
 // chunkView is a chunk as addFast reads it; its strings alias the chunk.
 type chunkView struct {
 	id, model, fingerprint string
@@ -285,22 +282,22 @@ func (a *Accumulator) addFast(data []byte) bool {
 
 // read fills c from data and reports whether addFast may use it.
 func (c *chunkView) read(data []byte) bool {
-	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !gjson.ValidBytes(data) || !nestingOK(data) {
+	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !gjson.ValidBytes(data) || !rawjson.WithinDepth(data) {
 		return false
 	}
 	return eachMember(rawjson.View(data), func(k string, v gjson.Result) (uint, bool) {
 		switch k {
 		case "id":
 			c.id = v.Str
-			return 1, isText(v)
+			return 1, rawjson.IsText(v)
 		case "model":
 			c.model = v.Str
-			return 2, isText(v)
+			return 2, rawjson.IsText(v)
 		case "system_fingerprint":
 			c.fingerprint = v.Str
-			return 4, isText(v)
+			return 4, rawjson.IsText(v)
 		case "created":
-			n, ok := integer(v, 64)
+			n, ok := rawjson.Int(v, 64)
 			c.created = n
 			return 8, ok
 		case "choices":
@@ -352,14 +349,14 @@ func (ch *choiceView) read(e gjson.Result) (index int, ok bool) {
 	ok = eachMember(e, func(k string, v gjson.Result) (uint, bool) {
 		switch k {
 		case "index":
-			n, ok := integer(v, strconv.IntSize)
+			n, ok := rawjson.Int(v, strconv.IntSize)
 			index = int(n)
 			return 1, ok
 		case "delta":
 			return 2, ch.readDelta(v)
 		case "finish_reason":
 			ch.finish = v.Str
-			return 4, isText(v)
+			return 4, rawjson.IsText(v)
 		case "stop_reason":
 			ch.stop = v
 			return 8, true
@@ -382,19 +379,19 @@ func (ch *choiceView) readDelta(d gjson.Result) bool {
 		switch k {
 		case "role":
 			ch.role = v.Str
-			return 1, isText(v)
+			return 1, rawjson.IsText(v)
 		case "content":
 			ch.content, ch.hasContent = v.Str, v.Type == gjson.String
-			return 2, isText(v)
+			return 2, rawjson.IsText(v)
 		case "refusal":
 			ch.refusal, ch.hasRefusal = v.Str, v.Type == gjson.String
-			return 4, isText(v)
+			return 4, rawjson.IsText(v)
 		case "reasoning_content":
 			rc = v.Str
-			return 8, isText(v)
+			return 8, rawjson.IsText(v)
 		case "reasoning":
 			rs = v.Str
-			return 16, isText(v)
+			return 16, rawjson.IsText(v)
 		case "tool_calls":
 			ch.toolCalls = v
 			return 32, toolCallsValid(v)
@@ -434,15 +431,15 @@ func (t *toolView) read(e gjson.Result) bool {
 	return eachMember(e, func(k string, v gjson.Result) (uint, bool) {
 		switch k {
 		case "index":
-			n, ok := integer(v, strconv.IntSize)
+			n, ok := rawjson.Int(v, strconv.IntSize)
 			t.index = int(n)
 			return 1, ok
 		case "id":
 			t.id = v.Str
-			return 2, isText(v)
+			return 2, rawjson.IsText(v)
 		case "type":
 			t.typ = v.Str
-			return 4, isText(v)
+			return 4, rawjson.IsText(v)
 		case "function":
 			return 8, t.readFunction(v)
 		}
@@ -463,10 +460,10 @@ func (t *toolView) readFunction(f gjson.Result) bool {
 		switch k {
 		case "name":
 			t.name = v.Str
-			return 1, isText(v)
+			return 1, rawjson.IsText(v)
 		case "arguments":
 			t.args = v.Str
-			return 2, isText(v)
+			return 2, rawjson.IsText(v)
 		}
 		return 0, true
 	})
@@ -502,49 +499,6 @@ func eachMember(obj gjson.Result, read func(key string, v gjson.Result) (bit uin
 		return ok
 	})
 	return ok
-}
-
-// isText reports whether v decodes into a string or *string: null or a
-// string.
-func isText(v gjson.Result) bool { return v.Type == gjson.Null || v.Type == gjson.String }
-
-// integer returns what v decodes to in an integer of the given bit size:
-// 0 for null, an integer literal in range, and ok false for anything else.
-func integer(v gjson.Result, bits int) (n int64, ok bool) {
-	switch v.Type {
-	case gjson.Null:
-		return 0, true
-	case gjson.Number:
-		n, err := strconv.ParseInt(v.Raw, 10, bits)
-		return n, err == nil
-	}
-	return 0, false
-}
-
-// nestingOK reports whether data, which is valid JSON, nests arrays and
-// objects no deeper than encoding/json allows. Only long data can.
-func nestingOK(data []byte) bool {
-	if len(data) <= maxNesting {
-		return true
-	}
-	depth, inString := 0, false
-	for i := 0; i < len(data); i++ {
-		switch c := data[i]; {
-		case inString && c == '\\':
-			i++
-		case inString:
-			inString = c != '"'
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > maxNesting {
-				return false
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return true
 }
 
 // addMetaView is addMeta for a chunk addFast read.

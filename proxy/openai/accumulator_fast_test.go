@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 // chunkGen turns fuzz bytes into streamed chunks whose members are
@@ -317,7 +318,7 @@ func TestAddFast(t *testing.T) {
 		`{"choices":[{"index":0},{"index":0}]}`, `{"choices":[{"delta":{"tool_calls":[{"index":1e0}]}}]}`,
 		`{"choices":[{"delta":{"tool_calls":[{"function":"f"}]}}]}`, `{"choices":[{"finish_reason":false}]}`,
 		`{"error":{"message":"overloaded"}}`, `{"id":"a","id":"b"}`, "{\"id\":\"\xff\"}", `{"id":"a"`, `null`,
-		`{"x":` + strings.Repeat("[", maxNesting) + strings.Repeat("]", maxNesting) + `}`,
+		`{"x":` + strings.Repeat("[", rawjson.MaxDepth) + strings.Repeat("]", rawjson.MaxDepth) + `}`,
 	} {
 		var a Accumulator
 		if a.addFast([]byte(c)) {

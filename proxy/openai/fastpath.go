@@ -147,11 +147,11 @@ func checkMessage(item json.RawMessage, i int) (message, error) {
 	switch {
 	case msg.role.Type != gjson.String:
 		return message{}, noRole()
-	case !stringOrNull(msg.name):
+	case !rawjson.IsText(msg.name):
 		return message{}, bad("'name' must be a string")
-	case !stringOrNull(msg.toolCallID):
+	case !rawjson.IsText(msg.toolCallID):
 		return message{}, bad("'tool_call_id' must be a string")
-	case !stringOrNull(msg.reasoning):
+	case !rawjson.IsText(msg.reasoning):
 		return message{}, bad("'reasoning_content' must be a string")
 	case !contentOK(msg.content):
 		return message{}, bad("'content' must be a string, an array of content parts or null")
@@ -161,22 +161,17 @@ func checkMessage(item json.RawMessage, i int) (message, error) {
 	return msg, nil
 }
 
-// stringOrNull reports whether v is absent, null or a string.
-func stringOrNull(v gjson.Result) bool {
-	return !v.Exists() || v.Type == gjson.Null || v.Type == gjson.String
-}
-
 // contentOK mirrors Content and ContentPart decoding.
 func contentOK(c gjson.Result) bool {
 	switch {
-	case !c.Exists() || c.Type == gjson.Null || c.Type == gjson.String:
+	case rawjson.IsText(c):
 		return true
 	case !c.IsArray():
 		return false
 	}
 	ok := true
 	c.ForEach(func(_, p gjson.Result) bool {
-		ok = p.IsObject() && stringOrNull(p.Get("type")) && stringOrNull(p.Get("text")) && imageURLOK(p.Get("image_url"))
+		ok = p.IsObject() && rawjson.IsText(p.Get("type")) && rawjson.IsText(p.Get("text")) && imageURLOK(p.Get("image_url"))
 		return ok
 	})
 	return ok
@@ -185,10 +180,10 @@ func contentOK(c gjson.Result) bool {
 // imageURLOK mirrors decodeImageURL: an object with string members, or a
 // string.
 func imageURLOK(u gjson.Result) bool {
-	if stringOrNull(u) {
+	if rawjson.IsText(u) {
 		return true
 	}
-	return u.IsObject() && stringOrNull(u.Get("url")) && stringOrNull(u.Get("detail"))
+	return u.IsObject() && rawjson.IsText(u.Get("url")) && rawjson.IsText(u.Get("detail"))
 }
 
 // toolCallsOK mirrors ToolCall decoding.
@@ -202,9 +197,9 @@ func toolCallsOK(tcs gjson.Result) bool {
 	ok := true
 	tcs.ForEach(func(_, tc gjson.Result) bool {
 		fn := tc.Get("function")
-		ok = tc.IsObject() && stringOrNull(tc.Get("id")) && stringOrNull(tc.Get("type")) &&
+		ok = tc.IsObject() && rawjson.IsText(tc.Get("id")) && rawjson.IsText(tc.Get("type")) &&
 			(!fn.Exists() || fn.Type == gjson.Null ||
-				(fn.IsObject() && stringOrNull(fn.Get("name")) && stringOrNull(fn.Get("arguments"))))
+				(fn.IsObject() && rawjson.IsText(fn.Get("name")) && rawjson.IsText(fn.Get("arguments"))))
 		return ok
 	})
 	return ok

@@ -13,6 +13,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -345,6 +346,56 @@ func marshalMarshalers(v any) ([]byte, bool, error) {
 		out = append(out, b...)
 	}
 	return append(out, ']'), true, nil
+}
+
+// MaxDepth is encoding/json's nesting limit: it refuses a value whose
+// arrays and objects nest deeper.
+const MaxDepth = 10000
+
+// WithinDepth reports whether raw, valid JSON, nests no deeper than
+// MaxDepth, so that a gjson fast path never accepts what encoding/json
+// would refuse. Short or bracket-poor values answer at once; only one with
+// more brackets than MaxDepth (some may be inside strings) is scanned.
+func WithinDepth(raw []byte) bool {
+	if len(raw) <= MaxDepth || bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) <= MaxDepth {
+		return true
+	}
+	depth, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case inString:
+		case c == '{' || c == '[':
+			if depth++; depth > MaxDepth {
+				return false
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
+}
+
+// IsText reports whether v (read with gjson) decodes into a string or a
+// *string: absent, null or a string. (An absent gjson.Result has type
+// Null.)
+func IsText(v gjson.Result) bool { return v.Type == gjson.Null || v.Type == gjson.String }
+
+// Int returns what v (read with gjson) decodes to in an integer of the
+// given bit size: 0 when absent or null, the value of an integer literal in
+// range; ok is false for anything else, which decoding refuses.
+func Int(v gjson.Result, bits int) (n int64, ok bool) {
+	switch v.Type {
+	case gjson.Null:
+		return 0, true
+	case gjson.Number:
+		n, err := strconv.ParseInt(v.Raw, 10, bits)
+		return n, err == nil
+	}
+	return 0, false
 }
 
 // Writer builds a JSON object member by member.
