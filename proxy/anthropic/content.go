@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 // Message is one entry of a Messages request's "messages" array. Unknown
@@ -33,9 +35,12 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON implements json.Marshaler.
-func (m Message) MarshalJSON() ([]byte, error) {
-	w := newObjWriter()
-	w.Value("role", m.Role)
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil) }
+
+// AppendJSON appends the message's encoding to dst (rawjson.Appender).
+func (m Message) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("role", m.Role)
 	if m.Content.Kind != ContentAbsent {
 		w.Value("content", m.Content)
 	}
@@ -127,17 +132,27 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON implements json.Marshaler. Absent content marshals as null.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON appends the content's encoding to dst (rawjson.Appender).
+func (c Content) AppendJSON(dst []byte) ([]byte, error) {
 	switch c.Kind {
 	case ContentString:
-		return marshalJSON(c.Text)
+		return rawjson.AppendString(dst, c.Text), nil
 	case ContentBlocks:
-		if c.Blocks == nil {
-			return []byte("[]"), nil
+		dst = append(dst, '[')
+		for i, b := range c.Blocks {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = b.AppendJSON(dst); err != nil {
+				return dst, err
+			}
 		}
-		return marshalJSON(c.Blocks)
+		return append(dst, ']'), nil
 	default:
-		return []byte("null"), nil
+		return append(dst, "null"...), nil
 	}
 }
 
@@ -230,12 +245,15 @@ func (b *Block) UnmarshalJSON(data []byte) error {
 // MarshalJSON implements json.Marshaler. Members required by the block's
 // type are always written (e.g. "text" for text blocks, "input" — {} when
 // unset — for tool_use blocks); others only when set.
-func (b Block) MarshalJSON() ([]byte, error) {
-	w := newObjWriter()
-	w.Value("type", b.Type)
+func (b Block) MarshalJSON() ([]byte, error) { return b.AppendJSON(nil) }
+
+// AppendJSON appends the block's encoding to dst (rawjson.Appender).
+func (b Block) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("type", b.Type)
 	str := func(key, val string, required bool) {
 		if val != "" || required {
-			w.Value(key, val)
+			w.String(key, val)
 		}
 	}
 	str("text", b.Text, b.Type == "text")

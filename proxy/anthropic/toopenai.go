@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 )
 
@@ -49,8 +50,10 @@ func ToOpenAI(req *MessagesRequest, model string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("translate request: %w", err)
 	}
-	w := newObjWriter()
-	w.Value("model", model)
+	// The translation is about as long as the members it comes from.
+	size := len(req.Field("system")) + len(req.Field("messages")) + len(req.Field("tools")) + 512
+	w := rawjson.NewWriterSize(size)
+	w.String("model", model)
 	w.Value("messages", msgs)
 	writeSampling(w, req)
 	if err := writeTools(w, req); err != nil {

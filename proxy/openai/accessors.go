@@ -220,13 +220,15 @@ type namedToolChoice struct {
 }
 
 // MarshalJSON implements json.Marshaler.
-func (tc ToolChoice) MarshalJSON() ([]byte, error) {
+func (tc ToolChoice) MarshalJSON() ([]byte, error) { return tc.AppendJSON(nil) }
+
+// AppendJSON appends the choice's encoding to dst (rawjson.Appender).
+func (tc ToolChoice) AppendJSON(dst []byte) ([]byte, error) {
 	if tc.Function == "" {
-		return marshalJSON(tc.Mode)
+		return rawjson.AppendString(dst, tc.Mode), nil
 	}
-	n := namedToolChoice{Type: "function"}
-	n.Function.Name = tc.Function
-	return marshalJSON(n)
+	dst = append(dst, `{"type":"function","function":{"name":`...)
+	return append(rawjson.AppendString(dst, tc.Function), '}', '}'), nil
 }
 
 // UnmarshalJSON implements json.Unmarshaler.

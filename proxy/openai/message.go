@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 // Message is one entry of a Chat Completions request's "messages" array.
@@ -51,26 +53,47 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON implements json.Marshaler.
-func (m Message) MarshalJSON() ([]byte, error) {
-	w := newObjWriter()
-	w.Value("role", m.Role)
+func (m Message) MarshalJSON() ([]byte, error) { return m.AppendJSON(nil) }
+
+// AppendJSON appends the message's encoding to dst (rawjson.Appender).
+func (m Message) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("role", m.Role)
 	if m.Content.Kind != ContentAbsent {
 		w.Value("content", m.Content)
 	}
 	if m.Name != "" {
-		w.Value("name", m.Name)
+		w.String("name", m.Name)
 	}
 	if m.ToolCalls != nil {
-		w.Value("tool_calls", m.ToolCalls)
+		w.Value("tool_calls", toolCalls(m.ToolCalls))
 	}
 	if m.ToolCallID != "" {
-		w.Value("tool_call_id", m.ToolCallID)
+		w.String("tool_call_id", m.ToolCallID)
 	}
 	if m.ReasoningContent != "" {
-		w.Value("reasoning_content", m.ReasoningContent)
+		w.String("reasoning_content", m.ReasoningContent)
 	}
 	w.Extra(m.Extra)
 	return w.Bytes()
+}
+
+// toolCalls encodes a non-nil list of tool calls without reflection.
+type toolCalls []ToolCall
+
+// AppendJSON implements rawjson.Appender.
+func (tcs toolCalls) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, '[')
+	for i, tc := range tcs {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = tc.AppendJSON(dst); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
 }
 
 // ContentKind tells which JSON shape a Content has.
@@ -143,17 +166,27 @@ func (c *Content) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON implements json.Marshaler. Absent content marshals as null.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c Content) MarshalJSON() ([]byte, error) { return c.AppendJSON(nil) }
+
+// AppendJSON appends the content's encoding to dst (rawjson.Appender).
+func (c Content) AppendJSON(dst []byte) ([]byte, error) {
 	switch c.Kind {
 	case ContentString:
-		return marshalJSON(c.Text)
+		return rawjson.AppendString(dst, c.Text), nil
 	case ContentParts:
-		if c.Parts == nil {
-			return []byte("[]"), nil
+		dst = append(dst, '[')
+		for i, p := range c.Parts {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = p.AppendJSON(dst); err != nil {
+				return dst, err
+			}
 		}
-		return marshalJSON(c.Parts)
+		return append(dst, ']'), nil
 	default:
-		return []byte("null"), nil
+		return append(dst, "null"...), nil
 	}
 }
 
@@ -220,11 +253,14 @@ func decodeImageURL(raw json.RawMessage, dst **ImageURL) error {
 }
 
 // MarshalJSON implements json.Marshaler. A text part always has "text".
-func (p ContentPart) MarshalJSON() ([]byte, error) {
-	w := newObjWriter()
-	w.Value("type", p.Type)
+func (p ContentPart) MarshalJSON() ([]byte, error) { return p.AppendJSON(nil) }
+
+// AppendJSON appends the part's encoding to dst (rawjson.Appender).
+func (p ContentPart) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("type", p.Type)
 	if p.Text != "" || p.Type == "text" {
-		w.Value("text", p.Text)
+		w.String("text", p.Text)
 	}
 	if p.ImageURL != nil {
 		w.Value("image_url", p.ImageURL)
@@ -249,6 +285,15 @@ type FunctionCall struct {
 	Arguments string `json:"arguments"`
 }
 
+// AppendJSON appends the call's encoding to dst (rawjson.Appender), as
+// encoding/json would encode the struct.
+func (f FunctionCall) AppendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"name":`...)
+	dst = rawjson.AppendString(dst, f.Name)
+	dst = append(dst, `,"arguments":`...)
+	return append(rawjson.AppendString(dst, f.Arguments), '}'), nil
+}
+
 // UnmarshalJSON implements json.Unmarshaler.
 func (tc *ToolCall) UnmarshalJSON(data []byte) error {
 	known, extra, err := splitKnown(data, "id", "type", "function")
@@ -270,14 +315,17 @@ func (tc *ToolCall) UnmarshalJSON(data []byte) error {
 }
 
 // MarshalJSON implements json.Marshaler.
-func (tc ToolCall) MarshalJSON() ([]byte, error) {
-	w := newObjWriter()
-	w.Value("id", tc.ID)
+func (tc ToolCall) MarshalJSON() ([]byte, error) { return tc.AppendJSON(nil) }
+
+// AppendJSON appends the tool call's encoding to dst (rawjson.Appender).
+func (tc ToolCall) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("id", tc.ID)
 	typ := tc.Type
 	if typ == "" {
 		typ = "function"
 	}
-	w.Value("type", typ)
+	w.String("type", typ)
 	w.Value("function", tc.Function)
 	w.Extra(tc.Extra)
 	return w.Bytes()

@@ -10,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -288,66 +286,6 @@ func escapeASCII(c byte) string {
 	return string([]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]})
 }
 
-// Marshal encodes v like json.Marshal but without HTML escaping. A value
-// that encodes itself (json.Marshaler), or a slice of such values, is
-// encoded by calling MarshalJSON directly: the wire types write compact
-// JSON with Writer, and encoding/json would scan and compact their bytes
-// again at every level of nesting, which was most of the time spent
-// encoding a translated request. Their bytes are taken as they are, so the
-// raw members they keep (unknown fields) keep their own spacing.
-func Marshal(v any) ([]byte, error) {
-	switch x := v.(type) {
-	case string:
-		return AppendString(nil, x), nil
-	case json.Marshaler:
-		if rv := reflect.ValueOf(v); rv.Kind() != reflect.Pointer || !rv.IsNil() {
-			return x.MarshalJSON()
-		}
-	}
-	if b, ok, err := marshalMarshalers(v); ok {
-		return b, err
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
-// marshalerType is the json.Marshaler interface type.
-var marshalerType = reflect.TypeFor[json.Marshaler]()
-
-// marshalMarshalers encodes v when it is a slice of non-pointer values that
-// implement json.Marshaler, as a JSON array of their MarshalJSON (a nil
-// slice as null, like encoding/json); it reports false for anything else.
-func marshalMarshalers(v any) ([]byte, bool, error) {
-	rv := reflect.ValueOf(v)
-	if rv.Kind() != reflect.Slice {
-		return nil, false, nil
-	}
-	elem := rv.Type().Elem()
-	if elem.Kind() == reflect.Pointer || elem.Kind() == reflect.Interface || !elem.Implements(marshalerType) {
-		return nil, false, nil
-	}
-	if rv.IsNil() {
-		return []byte("null"), true, nil
-	}
-	out := []byte{'['}
-	for i := range rv.Len() {
-		b, err := rv.Index(i).Interface().(json.Marshaler).MarshalJSON()
-		if err != nil {
-			return nil, true, err
-		}
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, b...)
-	}
-	return append(out, ']'), true, nil
-}
-
 // MaxDepth is encoding/json's nesting limit: it refuses a value whose
 // arrays and objects nest deeper.
 const MaxDepth = 10000
@@ -396,78 +334,6 @@ func Int(v gjson.Result, bits int) (n int64, ok bool) {
 		return n, err == nil
 	}
 	return 0, false
-}
-
-// Writer builds a JSON object member by member.
-type Writer struct {
-	buf []byte
-	err error
-}
-
-func NewWriter() *Writer { return &Writer{buf: []byte{'{'}} }
-
-// raw appends a member whose value is already JSON.
-func (w *Writer) Raw(key string, val json.RawMessage) {
-	if w.err != nil {
-		return
-	}
-	if len(w.buf) > 1 {
-		w.buf = append(w.buf, ',')
-	}
-	if plainKey(key) {
-		w.buf = append(w.buf, '"')
-		w.buf = append(w.buf, key...)
-		w.buf = append(w.buf, '"', ':')
-		w.buf = append(w.buf, val...)
-		return
-	}
-	k, err := Marshal(key)
-	if err != nil {
-		w.err = err
-		return
-	}
-	w.buf = append(w.buf, k...)
-	w.buf = append(w.buf, ':')
-	w.buf = append(w.buf, val...)
-}
-
-// plainKey reports whether key encodes as itself between quotes: printable
-// ASCII without '"' or '\\'.
-func plainKey(key string) bool {
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
-}
-
-// value appends a member encoding v.
-func (w *Writer) Value(key string, v any) {
-	if w.err != nil {
-		return
-	}
-	b, err := Marshal(v)
-	if err != nil {
-		w.err = fmt.Errorf("encode %s: %w", key, err)
-		return
-	}
-	w.Raw(key, b)
-}
-
-// extra appends unknown members in sorted key order.
-func (w *Writer) Extra(m map[string]json.RawMessage) {
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		w.Raw(k, m[k])
-	}
-}
-
-// bytes closes the Object and returns it.
-func (w *Writer) Bytes() ([]byte, error) {
-	if w.err != nil {
-		return nil, w.err
-	}
-	return append(w.buf, '}'), nil
 }
 
 // SplitKnown decodes a JSON object into a map and moves the members named
