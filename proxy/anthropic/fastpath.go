@@ -98,13 +98,34 @@ func (r *MessagesRequest) System() (Content, error) {
 //
 // The strings of the messages may be views of the request's own copy of
 // the body (see rawjson.ParseObject), never of a caller's buffer; nothing
-// writes into that copy (SetField and the setters replace members). Raw
-// members and Extra values are copies the caller may change.
+// writes into that copy (SetField and the setters replace members).
+//
+// The messages read are kept until the member changes, and later calls
+// return them again (the proxy reads them for injection and again to
+// translate the request): the caller must not modify them, their blocks,
+// raw members or Extra maps. Appending to the slice is safe.
 func (r *MessagesRequest) Messages() ([]Message, error) {
-	if msgs, ok := r.readMessages(); ok {
-		return msgs, nil
+	raw := r.obj.Get("messages")
+	if c := r.read; c != nil && len(c.raw) == len(raw) && len(raw) > 0 && &c.raw[0] == &raw[0] {
+		return c.msgs[:len(c.msgs):len(c.msgs)], nil
 	}
-	return r.decodeMessages()
+	msgs, ok := r.readMessages()
+	if !ok {
+		var err error
+		if msgs, err = r.decodeMessages(); err != nil {
+			return nil, err
+		}
+	}
+	if len(raw) > 0 {
+		r.read = &msgRead{raw: raw, msgs: msgs}
+	}
+	return msgs[:len(msgs):len(msgs)], nil
+}
+
+// msgRead is what Messages read from raw, the "messages" member.
+type msgRead struct {
+	raw  json.RawMessage
+	msgs []Message
 }
 
 // readSystem is System with gjson: raw absent or null, a string, or blocks

@@ -142,8 +142,8 @@ func TestMessagesAfterChange(t *testing.T) {
 }
 
 // TestMessagesOwnMemory shows Messages' values depend on no buffer but the
-// request's own: the caller may reuse the body it parsed, and may change
-// the raw members it got.
+// request's own: the caller may reuse the body it parsed, and changing the
+// raw members it got does not change the request.
 func TestMessagesOwnMemory(t *testing.T) {
 	body := []byte(claudeCode)
 	r, err := ParseMessagesRequest(body)
@@ -157,6 +157,9 @@ func TestMessagesOwnMemory(t *testing.T) {
 	want, _ := r.decodeMessages()
 	before, _ := r.Marshal()
 	copy(body, bytes.Repeat([]byte("x"), len(body)))
+	if again, _ := r.Messages(); !cmp.Equal(want, again) {
+		t.Fatalf("Messages after the caller reused its buffer:\n%s", cmp.Diff(want, again))
+	}
 	for _, m := range got {
 		for _, b := range m.Content.Blocks {
 			for i := range b.Input {
@@ -170,8 +173,43 @@ func TestMessagesOwnMemory(t *testing.T) {
 	if after, _ := r.Marshal(); !bytes.Equal(before, after) {
 		t.Fatalf("changing what Messages returned changed the request:\n%s\n%s", before, after)
 	}
-	if again, _ := r.Messages(); !cmp.Equal(want, again) {
-		t.Fatalf("Messages after the caller reused its buffer:\n%s", cmp.Diff(want, again))
+}
+
+// TestMessagesKeptUntilChanged shows Messages reads the member once, and
+// again after any change of it.
+func TestMessagesKeptUntilChanged(t *testing.T) {
+	r, err := ParseMessagesRequest([]byte(claudeCode))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := r.Messages()
+	if again, _ := r.Messages(); len(again) == 0 || &again[0] != &first[0] {
+		t.Fatal("a second call read the messages again")
+	}
+	if again := append(first, Message{Role: "user"}); &again[0] == &first[0] {
+		t.Fatal("appending to the result wrote into the kept messages")
+	}
+	short := []Message{{Role: "user", Content: Content{Kind: ContentString, Text: "hi"}}}
+	changes := map[string]func(){
+		"SetMessages":   func() { _ = r.SetMessages(short) },
+		"SetField":      func() { r.SetField("messages", json.RawMessage(`[{"role":"user","content":"hi"}]`)) },
+		"SetFieldValue": func() { _ = r.SetFieldValue("messages", short) },
+		"DeleteField":   func() { r.DeleteField("messages") },
+	}
+	for name, change := range changes {
+		r, _ = ParseMessagesRequest([]byte(claudeCode))
+		_, _ = r.Messages()
+		change()
+		got, err := r.Messages()
+		want, derr := r.decodeMessages()
+		if err != nil || derr != nil || !cmp.Equal(want, got) {
+			t.Errorf("after %s: Messages = %v, %v; decoding gives %v, %v", name, got, err, want, derr)
+		}
+	}
+	c := r.Clone()
+	c.SetField("messages", json.RawMessage(`[]`))
+	if got, _ := c.Messages(); len(got) != 0 {
+		t.Errorf("clone: Messages = %v after setting []", got)
 	}
 }
 

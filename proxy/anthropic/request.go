@@ -15,6 +15,7 @@ import (
 type MessagesRequest struct {
 	obj  object
 	msgs *msgSplit // the split "messages", see split
+	read *msgRead  // what Messages last read, see Messages
 }
 
 // ParseMessagesRequest parses and validates a request body. Validation
