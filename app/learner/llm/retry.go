@@ -5,9 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 )
 
 // The SDKs' defaults when Poster.MaxRetryDelay is zero.
@@ -55,45 +56,15 @@ func retryable(res *response) bool {
 	}
 }
 
-// retryAfter reads Retry-After-Ms (milliseconds) or else Retry-After
-// (seconds or an HTTP date). ok is false when neither is usable; tooLong
-// is true when the wait exceeds the cap.
+// retryAfter reads the server's wait (see wait.RetryAfter). ok is false
+// when it gave none; tooLong is true when the wait exceeds the cap.
 func (p *Poster) retryAfter(h http.Header, now time.Time) (d time.Duration, ok, tooLong bool) {
 	limit := p.MaxRetryDelay
 	if limit <= 0 {
 		limit = defaultRetryAfterCap
 	}
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if d, ok, tooLong := parseDelay(v, time.Millisecond, limit); ok {
-			return d, ok, tooLong
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0, false, false
-	}
-	if d, ok, tooLong := parseDelay(v, time.Second, limit); ok {
-		return d, ok, tooLong
-	}
-	t, err := http.ParseTime(v)
-	if err != nil {
-		return 0, false, false
-	}
-	d = max(0, t.Sub(now))
-	return d, true, d > limit
-}
-
-// parseDelay parses a non-negative number of units.
-func parseDelay(v string, unit, limit time.Duration) (d time.Duration, ok, tooLong bool) {
-	f, err := strconv.ParseFloat(v, 64)
-	if (err != nil && !errors.Is(err, strconv.ErrRange)) || math.IsNaN(f) || f < 0 {
-		return 0, false, false
-	}
-	ns := f * float64(unit)
-	if ns > float64(limit) {
-		return 0, true, true
-	}
-	return time.Duration(ns), true, false
+	d, ok = wait.RetryAfter(h, now)
+	return d, ok, ok && d > limit
 }
 
 // backoff is the wait before retry n+1: 0.5 s doubling per retry, capped,

@@ -8,9 +8,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 )
 
 const (
@@ -155,28 +156,11 @@ func (c *Client) backoff(n int) time.Duration {
 	return time.Duration(float64(d) * (0.75 + 0.25*c.opts.Rand()))
 }
 
-// retryAfter reads retry-after-ms, then Retry-After (seconds or a date);
-// values outside 0–60 s are ignored.
+// retryAfter reads the server's wait (see wait.RetryAfter); waits over
+// 60 s are ignored.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	var d time.Duration
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil {
-			return 0, false
-		}
-		d = time.Duration(ms * float64(time.Millisecond))
-	} else if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			d = time.Duration(s * float64(time.Second))
-		} else if t, err := http.ParseTime(v); err == nil {
-			d = t.Sub(now)
-		} else {
-			return 0, false
-		}
-	} else {
-		return 0, false
-	}
-	return d, d >= 0 && d <= 60*time.Second
+	d, ok := wait.RetryAfter(h, now)
+	return d, ok && d <= 60*time.Second
 }
 
 // failure turns the last attempt into an error.
