@@ -61,23 +61,6 @@ func (db *DB) TurnsByID(ctx context.Context, ids []int64) ([]Turn, error) {
 	return db.queryTurns(ctx, "SELECT "+turnCols+" FROM turns WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id", idsJSON(ids))
 }
 
-func (db *DB) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, error) {
-	rows, err := db.sql.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list turns: %w", err)
-	}
-	defer rows.Close()
-	var out []Turn
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list turns: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
-}
-
 // SessionsToExtract returns sessions that ended at or after since and still
 // have main turns that memory extraction has not seen, oldest first.
 func (db *DB) SessionsToExtract(ctx context.Context, since time.Time, limit int) ([]string, error) {

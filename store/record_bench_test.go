@@ -39,3 +39,37 @@ func BenchmarkRecordTurns(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRecordSession records agent sessions turn by turn (40 turns
+// each, 56 KB a request on average; the sessions share the system prompt
+// and tools, not the conversation) and reports, besides ns per turn, the
+// bytes a turn adds to the database's turns and request_parts.
+//
+//	go test -run '^$' -bench BenchmarkRecordSession -benchtime 2000x ./store/
+func BenchmarkRecordSession(b *testing.B) {
+	db, err := Open(filepath.Join(b.TempDir(), "metaclaw.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	const turns = 40
+	sessions := make([][][]byte, (b.N+turns-1)/turns)
+	for i := range sessions {
+		sessions[i] = agentSessionSeed(turns, false, uint64(i))
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		t := &Turn{SessionID: fmt.Sprintf("s%d", i/turns), Request: sessions[i/turns][i%turns], ResponseText: "ok"}
+		if err := db.RecordTurns(ctx, []*Turn{t}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	var stored int64
+	if err := db.sql.QueryRow(`SELECT (SELECT coalesce(sum(length(request)), 0) FROM turns) +
+		(SELECT coalesce(sum(length(body)), 0) FROM request_parts)`).Scan(&stored); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(stored)/float64(b.N), "stored-B/turn")
+}

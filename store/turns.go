@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -53,6 +54,8 @@ type Turn struct {
 	// SampleID is the training sample the policy stored for this turn (0:
 	// none); RecordTurns links it to the turn.
 	SampleID int64
+
+	requestForm int // how Request is stored (formRaw, formParts); formRaw once read
 }
 
 // ErrNotFound is returned when a requested row does not exist.
@@ -79,6 +82,11 @@ func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
 		return fmt.Errorf("record turns: %w", err)
 	}
 	defer insert.Close()
+	part, err := db.txStmt(ctx, tx, insertPartSQL)
+	if err != nil {
+		return fmt.Errorf("record turns: %w", err)
+	}
+	defer part.Close()
 	// One upsert per session in the batch, not per turn: under load a batch
 	// holds many turns of few sessions, and the upsert was a quarter of the
 	// recorder's time.
@@ -89,14 +97,20 @@ func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
 			return err
 		}
 	}
+	added := make(map[[sha256.Size]byte]struct{})
 	for _, t := range turns {
-		if err := insertTurn(ctx, tx, insert, t); err != nil {
+		req, form, err := db.storedRequest(ctx, part, t.Request, added)
+		if err != nil {
+			return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
+		}
+		if err := insertTurn(ctx, tx, insert, t, req, form); err != nil {
 			return err
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record turns: %w", err)
 	}
+	db.parts.add(added)
 	return nil
 }
 
@@ -115,9 +129,9 @@ const upsertSessionSQL = `INSERT INTO sessions(id, client, scope, started_at, la
 		turn_count = turn_count + excluded.turn_count, ended_at = NULL, end_reason = ''
 	RETURNING turn_count`
 
-const insertTurnSQL = `INSERT INTO turns(session_id, turn_num, turn_type, api, model, stream, request,
+const insertTurnSQL = `INSERT INTO turns(session_id, turn_num, turn_type, api, model, stream, request, request_form,
 	response_text, reasoning, tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms,
-	status, error, injected, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	status, error, injected, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
 // bySession splits turns into groups of the same session, each in the
 // order given, the groups in the order their sessions first appear.
@@ -169,11 +183,11 @@ func upsertSession(ctx context.Context, session *sql.Stmt, turns []*Turn) error 
 }
 
 // insertTurn inserts one numbered turn and links its training sample.
-func insertTurn(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, t *Turn) error {
+func insertTurn(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, t *Turn, req []byte, form int) error {
 	if t.Type == "" {
 		t.Type = TurnMain
 	}
-	res, err := insert.ExecContext(ctx, t.SessionID, t.TurnNum, t.Type, t.API, t.Model, t.Stream, t.Request, t.ResponseText, t.Reasoning,
+	res, err := insert.ExecContext(ctx, t.SessionID, t.TurnNum, t.Type, t.API, t.Model, t.Stream, req, form, t.ResponseText, t.Reasoning,
 		t.ToolCalls, t.FinishReason, t.PromptTokens, t.CompletionTokens, t.LatencyMS, t.TTFBMS, t.Status,
 		t.Error, t.Injected, t.CreatedAt.UnixMilli())
 	if err != nil {
@@ -256,13 +270,13 @@ func (db *DB) RecentSessions(ctx context.Context, limit int) ([]Session, error) 
 	return out, rows.Err()
 }
 
-const turnCols = `id, session_id, turn_num, turn_type, api, model, stream, request, response_text, reasoning,
+const turnCols = `id, session_id, turn_num, turn_type, api, model, stream, request, request_form, response_text, reasoning,
 	tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms, status, error, injected, created_at`
 
 func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
 	var t Turn
 	var created int64
-	err := sc.Scan(&t.ID, &t.SessionID, &t.TurnNum, &t.Type, &t.API, &t.Model, &t.Stream, &t.Request,
+	err := sc.Scan(&t.ID, &t.SessionID, &t.TurnNum, &t.Type, &t.API, &t.Model, &t.Stream, &t.Request, &t.requestForm,
 		&t.ResponseText, &t.Reasoning, &t.ToolCalls, &t.FinishReason, &t.PromptTokens, &t.CompletionTokens,
 		&t.LatencyMS, &t.TTFBMS, &t.Status, &t.Error, &t.Injected, &created)
 	t.CreatedAt = fromMillis(created)
@@ -271,29 +285,52 @@ func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
 
 // SessionTurns returns a session's turns in order.
 func (db *DB) SessionTurns(ctx context.Context, sessionID string) ([]Turn, error) {
-	rows, err := db.sql.QueryContext(ctx, "SELECT "+turnCols+" FROM turns WHERE session_id = ? ORDER BY turn_num", sessionID)
+	return db.queryTurns(ctx, "SELECT "+turnCols+" FROM turns WHERE session_id = ? ORDER BY turn_num", sessionID)
+}
+
+// TurnByID returns one turn.
+func (db *DB) TurnByID(ctx context.Context, id int64) (Turn, error) {
+	ts, err := db.queryTurns(ctx, "SELECT "+turnCols+" FROM turns WHERE id = ?", id)
+	switch {
+	case err != nil:
+		return Turn{}, err
+	case len(ts) == 0:
+		return Turn{}, fmt.Errorf("turn %d: %w", id, ErrNotFound)
+	}
+	return ts[0], nil
+}
+
+// queryTurns runs a query of turnCols and returns its turns with their
+// requests as recorded.
+func (db *DB) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, error) {
+	out, err := scanTurns(db.sql.QueryContext(ctx, q, args...))
 	if err != nil {
 		return nil, fmt.Errorf("list turns: %w", err)
+	}
+	if err := db.joinRequests(ctx, out); err != nil {
+		return nil, fmt.Errorf("list turns: %w", err)
+	}
+	return out, nil
+}
+
+// scanTurns reads and closes rows of turnCols.
+func scanTurns(rows *sql.Rows, err error) ([]Turn, error) {
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []Turn
 	for rows.Next() {
 		t, err := scanTurn(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list turns: %w", err)
+			return nil, err
 		}
 		out = append(out, t)
 	}
-	return out, rows.Err()
-}
-
-// TurnByID returns one turn.
-func (db *DB) TurnByID(ctx context.Context, id int64) (Turn, error) {
-	t, err := scanTurn(db.sql.QueryRowContext(ctx, "SELECT "+turnCols+" FROM turns WHERE id = ?", id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return t, fmt.Errorf("turn %d: %w", id, ErrNotFound)
+	if err := rows.Err(); err != nil {
+		return nil, err
 	}
-	return t, err
+	return out, rows.Close()
 }
 
 // Counts summarises the database for status displays.

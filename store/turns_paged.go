@@ -36,20 +36,7 @@ func (db *DB) SessionTurnHeads(ctx context.Context, sessionID string) ([]TurnHea
 // RecentSessionTurns returns the last limit turns of a session of the given
 // type ("" for any), with their bodies, oldest first.
 func (db *DB) RecentSessionTurns(ctx context.Context, sessionID, turnType string, limit int) ([]Turn, error) {
-	rows, err := db.sql.QueryContext(ctx, "SELECT * FROM (SELECT "+turnCols+` FROM turns
+	return db.queryTurns(ctx, "SELECT * FROM (SELECT "+turnCols+` FROM turns
 		WHERE session_id = ? AND (? = '' OR turn_type = ?) ORDER BY turn_num DESC LIMIT ?) ORDER BY turn_num`,
 		sessionID, turnType, turnType, limit)
-	if err != nil {
-		return nil, fmt.Errorf("list recent turns: %w", err)
-	}
-	defer rows.Close()
-	var out []Turn
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list recent turns: %w", err)
-		}
-		out = append(out, t)
-	}
-	return out, rows.Err()
 }

@@ -1,0 +1,229 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Agents send the whole conversation on every turn, so a session's
+// requests repeat each other: the system prompt and the tools every time,
+// and all of turn n's messages again in turn n+1. Stored whole, a session
+// of n turns costs O(n²) bytes; a day of a coding agent's 60 KB requests
+// was hundreds of megabytes. So a request is cut into content-defined
+// chunks (a gear rolling hash picks the cut points from the bytes
+// themselves, so an insertion or a change only moves the cuts next to
+// it), each chunk is kept once in request_parts under its SHA-256, and the
+// turn keeps the list of its chunks' hashes (turns.request_form =
+// formParts). The proxy's injected text in the system prompt, the new
+// messages at the end and the cuts next to them make a turn's new chunks;
+// the rest is shared with earlier turns, of any session. The request read
+// back is byte for byte the one recorded. Requests under partsFrom bytes
+// are stored as they are (formRaw), as every request was before.
+//
+// The cutting is hand-written: restic/chunker (Rabin) cuts streams into
+// chunks of about a megabyte; these are a kilobyte, cut from a buffer.
+
+// Request forms, in turns.request_form.
+const (
+	formRaw   = 0 // request holds the body itself
+	formParts = 1 // request holds a skeleton (see splitRequest)
+)
+
+// Chunk sizes: no cut before chunkMin bytes, one at chunkMax at the
+// latest, and in between where the hash's low chunkBits bits are zero, so
+// chunks average about chunkMin + 2^chunkBits bytes.
+const (
+	chunkMin  = 256
+	chunkMax  = 8 << 10
+	chunkBits = 10
+	partsFrom = 2 * chunkMin // smaller requests are stored whole
+)
+
+// skelVersion is the first byte of a skeleton.
+const skelVersion = 1
+
+// gear is the rolling hash's table: 256 fixed pseudo-random words
+// (splitmix64 from a fixed seed). Changing it changes every cut, which
+// only costs sharing between requests stored before and after.
+var gear = func() (g [256]uint64) {
+	x := uint64(0x6d657461636c6177) // "metaclaw"
+	for i := range g {
+		x += 0x9e3779b97f4a7c15
+		z := x
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+		z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+		g[i] = z ^ (z >> 31)
+	}
+	return g
+}()
+
+// cut returns the length of the first chunk of b.
+func cut(b []byte) int {
+	if len(b) <= chunkMin {
+		return len(b)
+	}
+	end := min(len(b), chunkMax)
+	const mask = 1<<chunkBits - 1
+	var h uint64
+	for i := chunkMin; i < end; i++ {
+		// The hash covers the last 64 bytes: older ones have shifted out.
+		h = h<<1 + gear[b[i]]
+		if h>>(64-chunkBits)&mask == 0 {
+			return i + 1
+		}
+	}
+	return end
+}
+
+// splitRequest cuts a request into chunks and returns its skeleton
+// (skelVersion, then each chunk's SHA-256 in order) and the chunks, which
+// are views of req; it reports false for a request to store whole.
+func splitRequest(req []byte) (skel []byte, parts [][]byte, ok bool) {
+	if len(req) < partsFrom {
+		return nil, nil, false
+	}
+	skel = append(make([]byte, 0, 1+(len(req)/chunkMin+1)*sha256.Size), skelVersion)
+	for rest := req; len(rest) > 0; {
+		n := cut(rest)
+		h := sha256.Sum256(rest[:n])
+		skel = append(skel, h[:]...)
+		parts = append(parts, rest[:n])
+		rest = rest[n:]
+	}
+	return skel, parts, true
+}
+
+// errSkeleton reports a skeleton that does not parse.
+var errSkeleton = errors.New("malformed request skeleton")
+
+// skeletonHashes returns the chunk hashes of a skeleton.
+func skeletonHashes(skel []byte) ([][sha256.Size]byte, error) {
+	if len(skel) == 0 || skel[0] != skelVersion || (len(skel)-1)%sha256.Size != 0 {
+		return nil, errSkeleton
+	}
+	hs := make([][sha256.Size]byte, (len(skel)-1)/sha256.Size)
+	for i := range hs {
+		hs[i] = [sha256.Size]byte(skel[1+i*sha256.Size:])
+	}
+	return hs, nil
+}
+
+// joinRequest rebuilds a request from its skeleton and its chunks.
+func joinRequest(skel []byte, body func([sha256.Size]byte) ([]byte, error)) ([]byte, error) {
+	hs, err := skeletonHashes(skel)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for _, h := range hs {
+		p, err := body(h)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p...)
+	}
+	return out, nil
+}
+
+// partCache remembers the hashes of parts known to be stored, so that the
+// recorder does not offer the system prompt and the history again on
+// every turn. It holds at most maxKnownParts hashes and starts over when
+// full; forgetting only costs an insert that does nothing. Parts are never
+// deleted: code that deletes some must also empty this cache.
+type partCache struct {
+	mu sync.Mutex
+	m  map[[sha256.Size]byte]struct{}
+}
+
+const maxKnownParts = 1 << 16
+
+func (c *partCache) has(h [sha256.Size]byte) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.m[h]
+	return ok
+}
+
+// add records hashes whose parts a committed transaction stored.
+func (c *partCache) add(hs map[[sha256.Size]byte]struct{}) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m)+len(hs) > maxKnownParts {
+		c.m = make(map[[sha256.Size]byte]struct{}, len(hs))
+	}
+	for h := range hs {
+		c.m[h] = struct{}{}
+	}
+}
+
+const insertPartSQL = `INSERT INTO request_parts(hash, body) VALUES(?, ?) ON CONFLICT(hash) DO NOTHING`
+
+// storedRequest returns what to store for req and its form, inserting
+// the parts it refers to that are neither known to be stored nor in added
+// (the parts this transaction inserted), and adding theirs to added.
+func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, req []byte, added map[[sha256.Size]byte]struct{}) ([]byte, int, error) {
+	skel, parts, ok := splitRequest(req)
+	if !ok {
+		return req, formRaw, nil
+	}
+	for _, p := range parts {
+		h := sha256.Sum256(p)
+		if _, ok := added[h]; ok || db.parts.has(h) {
+			continue
+		}
+		if _, err := insert.ExecContext(ctx, h[:], p); err != nil {
+			return nil, 0, fmt.Errorf("store request part: %w", err)
+		}
+		added[h] = struct{}{}
+	}
+	return skel, formParts, nil
+}
+
+// joinRequests replaces the skeletons among the turns' requests by the
+// requests they were made from. It runs after the turns' query is closed,
+// since an in-memory database has one connection.
+func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
+	var bodies map[[sha256.Size]byte][]byte
+	for i := range turns {
+		t := &turns[i]
+		if t.requestForm != formParts {
+			continue
+		}
+		if bodies == nil {
+			bodies = make(map[[sha256.Size]byte][]byte)
+		}
+		req, err := joinRequest(t.Request, func(h [sha256.Size]byte) ([]byte, error) {
+			if b, ok := bodies[h]; ok {
+				return b, nil
+			}
+			b, err := db.partBody(ctx, h)
+			bodies[h] = b
+			return b, err
+		})
+		if err != nil {
+			return fmt.Errorf("read request of turn %d: %w", t.ID, err)
+		}
+		t.Request, t.requestForm = req, formRaw
+	}
+	return nil
+}
+
+// partBody reads one stored part.
+func (db *DB) partBody(ctx context.Context, h [sha256.Size]byte) ([]byte, error) {
+	st, err := db.stmt(ctx, `SELECT body FROM request_parts WHERE hash = ?`)
+	if err != nil {
+		return nil, err
+	}
+	var b []byte
+	if err := st.QueryRowContext(ctx, h[:]).Scan(&b); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("request part %x: %w", h[:6], ErrNotFound)
+		}
+		return nil, err
+	}
+	return b, nil
+}
