@@ -30,7 +30,8 @@ bench: ## run the benchmarks (startup, proxy overhead, RSS under load); print ea
 	$(GO) test -run '^$$' -bench ProxyRSSUnderLoad -benchtime 20000x -count $(BENCH_COUNT) ./app/cmd/metaclaw/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkMemory(Retrieval|FTS5|Ingest|Forget)$$' -benchtime 2s -count $(BENCH_COUNT) ./app/learner/memory/ && \
 	$(GO) test -run '^$$' -bench '^Benchmark(Retrieval|StarterInjection)$$' -benchtime 2000x -count $(BENCH_COUNT) ./app/learner/skills/ && \
-	$(GO) test -run '^$$' -bench '^BenchmarkRecord(Turns|Session)$$' -benchtime 20000x -count $(BENCH_COUNT) ./store/ && \
+	$(GO) test -run '^$$' -bench '^BenchmarkRecordTurns$$' -benchtime 20000x -count $(BENCH_COUNT) ./store/ && \
+	$(GO) test -run '^$$' -bench '^BenchmarkRecordSession$$' -benchtime 2000x -count $(BENCH_COUNT) ./store/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkLargeRequest$$' -benchtime 1000x -count $(BENCH_COUNT) ./proxy/ && \
 	$(GO) test -run '^$$' -bench '^Benchmark(Direct|Proxy|ProxyBare)$$' -benchtime 5000x -count $(BENCH_COUNT) ./proxy/; \
 	} | grep -E '^(Benchmark|ok|FAIL|--- FAIL|\s+\S+\.go:[0-9]+: )' | awk '$(BENCH_SUMMARY)'
