@@ -34,7 +34,7 @@ const (
 )
 
 // Chunk sizes: no cut before chunkMin bytes, one at chunkMax at the
-// latest, and in between where the hash's low chunkBits bits are zero, so
+// latest, and in between where the hash's top chunkBits bits are zero, so
 // chunks average about chunkMin + 2^chunkBits bytes.
 const (
 	chunkMin  = 256
@@ -79,19 +79,25 @@ func cut(b []byte) int {
 	return end
 }
 
+// chunk is one piece of a request and its SHA-256.
+type chunk struct {
+	hash [sha256.Size]byte
+	body []byte // a view of the request
+}
+
 // splitRequest cuts a request into chunks and returns its skeleton
-// (skelVersion, then each chunk's SHA-256 in order) and the chunks, which
-// are views of req; it reports false for a request to store whole.
-func splitRequest(req []byte) (skel []byte, parts [][]byte, ok bool) {
+// (skelVersion, then each chunk's SHA-256 in order) and the chunks; it
+// reports false for a request to store whole.
+func splitRequest(req []byte) (skel []byte, parts []chunk, ok bool) {
 	if len(req) < partsFrom {
 		return nil, nil, false
 	}
 	skel = append(make([]byte, 0, 1+(len(req)/chunkMin+1)*sha256.Size), skelVersion)
 	for rest := req; len(rest) > 0; {
 		n := cut(rest)
-		h := sha256.Sum256(rest[:n])
-		skel = append(skel, h[:]...)
-		parts = append(parts, rest[:n])
+		c := chunk{hash: sha256.Sum256(rest[:n]), body: rest[:n]}
+		skel = append(skel, c.hash[:]...)
+		parts = append(parts, c)
 		rest = rest[n:]
 	}
 	return skel, parts, true
@@ -171,14 +177,13 @@ func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, req []byte, a
 		return req, formRaw, nil
 	}
 	for _, p := range parts {
-		h := sha256.Sum256(p)
-		if _, ok := added[h]; ok || db.parts.has(h) {
+		if _, ok := added[p.hash]; ok || db.parts.has(p.hash) {
 			continue
 		}
-		if _, err := insert.ExecContext(ctx, h[:], p); err != nil {
+		if _, err := insert.ExecContext(ctx, p.hash[:], p.body); err != nil {
 			return nil, 0, fmt.Errorf("store request part: %w", err)
 		}
-		added[h] = struct{}{}
+		added[p.hash] = struct{}{}
 	}
 	return skel, formParts, nil
 }

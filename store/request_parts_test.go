@@ -97,15 +97,16 @@ func FuzzSplitJoin(f *testing.F) {
 		}
 		byHash := map[[sha256.Size]byte][]byte{}
 		var at int
-		for i, p := range parts {
+		for i, c := range parts {
+			p := c.body
 			if len(p) > chunkMax || (len(p) < chunkMin && i < len(parts)-1) {
 				t.Fatalf("chunk %d of %d has %d bytes", i, len(parts), len(p))
 			}
-			if !bytes.Equal(p, req[at:at+len(p)]) {
-				t.Fatalf("chunk %d is not the request's bytes at %d", i, at)
+			if !bytes.Equal(p, req[at:at+len(p)]) || c.hash != sha256.Sum256(p) {
+				t.Fatalf("chunk %d is not the request's bytes at %d, or not their hash", i, at)
 			}
 			at += len(p)
-			byHash[sha256.Sum256(p)] = bytes.Clone(p)
+			byHash[c.hash] = bytes.Clone(p)
 		}
 		got, err := joinRequest(skel, func(h [sha256.Size]byte) ([]byte, error) {
 			b, ok := byHash[h]
@@ -129,7 +130,7 @@ func TestCutsResynchronise(t *testing.T) {
 		_, parts, _ := splitRequest(b)
 		m := map[[sha256.Size]byte]bool{}
 		for _, p := range parts {
-			m[sha256.Sum256(p)] = true
+			m[p.hash] = true
 		}
 		return m
 	}
@@ -137,8 +138,8 @@ func TestCutsResynchronise(t *testing.T) {
 	_, parts, _ := splitRequest(last)
 	var fresh int
 	for _, p := range parts {
-		if !prev[sha256.Sum256(p)] {
-			fresh += len(p)
+		if !prev[p.hash] {
+			fresh += len(p.body)
 		}
 	}
 	// Turn 12 differs from turn 11 by its injected line and three new
