@@ -73,3 +73,28 @@ func BenchmarkRecordSession(b *testing.B) {
 	}
 	b.ReportMetric(float64(stored)/float64(b.N), "stored-B/turn")
 }
+
+// BenchmarkReadSession reads back a recorded 40-turn agent session (2.25
+// MB of requests) with SessionTurns, as the learner and the web page do.
+//
+//	go test -run '^$' -bench BenchmarkReadSession ./store/
+func BenchmarkReadSession(b *testing.B) {
+	db, err := Open(filepath.Join(b.TempDir(), "metaclaw.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	ctx := context.Background()
+	reqs := agentSession(40, false)
+	for _, r := range reqs {
+		if err := db.RecordTurns(ctx, []*Turn{{SessionID: "s", Request: r}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		ts, err := db.SessionTurns(ctx, "s")
+		if err != nil || len(ts) != len(reqs) {
+			b.Fatal(len(ts), err)
+		}
+	}
+}

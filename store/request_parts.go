@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 )
 
@@ -189,25 +190,44 @@ func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, req []byte, a
 }
 
 // joinRequests replaces the skeletons among the turns' requests by the
-// requests they were made from. It runs after the turns' query is closed,
-// since an in-memory database has one connection.
+// requests they were made from, reading the chunks they need in a few
+// queries. It runs after the turns' query is closed, since an in-memory
+// database has one connection.
 func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
-	var bodies map[[sha256.Size]byte][]byte
+	bodies := make(map[[sha256.Size]byte][]byte)
+	var missing [][sha256.Size]byte
+	for i := range turns {
+		if turns[i].requestForm != formParts {
+			continue
+		}
+		hs, err := skeletonHashes(turns[i].Request)
+		if err != nil {
+			return fmt.Errorf("read request of turn %d: %w", turns[i].ID, err)
+		}
+		for _, h := range hs {
+			if _, ok := bodies[h]; !ok {
+				bodies[h] = nil
+				missing = append(missing, h)
+			}
+		}
+	}
+	for len(missing) > 0 {
+		n := min(len(missing), partsPerQuery)
+		if err := db.readParts(ctx, missing[:n], bodies); err != nil {
+			return err
+		}
+		missing = missing[n:]
+	}
 	for i := range turns {
 		t := &turns[i]
 		if t.requestForm != formParts {
 			continue
 		}
-		if bodies == nil {
-			bodies = make(map[[sha256.Size]byte][]byte)
-		}
 		req, err := joinRequest(t.Request, func(h [sha256.Size]byte) ([]byte, error) {
-			if b, ok := bodies[h]; ok {
+			if b := bodies[h]; b != nil {
 				return b, nil
 			}
-			b, err := db.partBody(ctx, h)
-			bodies[h] = b
-			return b, err
+			return nil, fmt.Errorf("request part %x: %w", h[:6], ErrNotFound)
 		})
 		if err != nil {
 			return fmt.Errorf("read request of turn %d: %w", t.ID, err)
@@ -217,18 +237,29 @@ func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
 	return nil
 }
 
-// partBody reads one stored part.
-func (db *DB) partBody(ctx context.Context, h [sha256.Size]byte) ([]byte, error) {
-	st, err := db.stmt(ctx, `SELECT body FROM request_parts WHERE hash = ?`)
+// partsPerQuery bounds the parameters of one readParts query.
+const partsPerQuery = 500
+
+// readParts reads the chunks with the given hashes into bodies.
+func (db *DB) readParts(ctx context.Context, hashes [][sha256.Size]byte, bodies map[[sha256.Size]byte][]byte) error {
+	args := make([]any, len(hashes))
+	for i := range hashes {
+		args[i] = hashes[i][:]
+	}
+	q := "SELECT hash, body FROM request_parts WHERE hash IN (?" + strings.Repeat(",?", len(hashes)-1) + ")"
+	rows, err := db.sql.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("read request parts: %w", err)
 	}
-	var b []byte
-	if err := st.QueryRowContext(ctx, h[:]).Scan(&b); err != nil {
-		if errors.Is(err, sql.ErrNoRows) {
-			return nil, fmt.Errorf("request part %x: %w", h[:6], ErrNotFound)
+	defer rows.Close()
+	for rows.Next() {
+		var h, b []byte
+		if err := rows.Scan(&h, &b); err != nil {
+			return fmt.Errorf("read request parts: %w", err)
 		}
-		return nil, err
+		if len(h) == sha256.Size && b != nil {
+			bodies[[sha256.Size]byte(h)] = b
+		}
 	}
-	return b, nil
+	return rows.Err()
 }
