@@ -65,10 +65,10 @@ type completionWire struct {
 
 // fromOpenAIBody reduces a chat completion body for recording. It reads
 // the members with gjson, which is several times faster than decoding;
-// when one of them has a type the decoding would refuse, it decodes
-// instead, so the recorded turn is the same either way, except for keys
-// repeated or spelt in another case: gjson reads the first of repeated
-// keys and only the exact names, encoding/json the last and any case.
+// when one of them has a type the decoding would refuse, or is repeated,
+// it decodes instead, so the recorded turn is the same either way, except
+// for keys spelt in another case: gjson reads only the exact names,
+// encoding/json any case.
 func fromOpenAIBody(body []byte) response {
 	if r, ok := readOpenAIBody(body); ok {
 		return r
@@ -77,36 +77,67 @@ func fromOpenAIBody(body []byte) response {
 }
 
 // readOpenAIBody is fromOpenAIBody's gjson path; it reports false when the
-// body needs decoding.
+// body needs decoding. It reads each object once, member by member.
 func readOpenAIBody(body []byte) (response, bool) {
 	if !utf8.Valid(body) || !gjson.ValidBytes(body) {
 		return response{}, false // decoding replaces invalid UTF-8
 	}
-	root := gjson.ParseBytes(body)
-	choices, usage := root.Get("choices"), root.Get("usage")
-	if !choices.IsArray() || !(isAbsent(usage) || usage.IsObject()) {
+	var choices, usage, msg, finish, content, rc, rs, tcs, prompt, completion gjson.Result
+	ok := readMembers(rawjson.View(body), member{"choices", &choices}, member{"usage", &usage})
+	if !ok || !choices.IsArray() || !(isAbsent(usage) || usage.IsObject()) {
 		return response{}, false
 	}
-	choice := choices.Get("0")
-	if !choice.IsObject() {
+	var choice gjson.Result
+	choices.ForEach(func(_, e gjson.Result) bool { choice = e; return false })
+	if !choice.IsObject() || !readMembers(choice, member{"message", &msg}, member{"finish_reason", &finish}) ||
+		!(isAbsent(msg) || msg.IsObject()) {
 		return response{}, false
 	}
-	msg, finish := choice.Get("message"), choice.Get("finish_reason")
-	content, rc, rs, tcs := msg.Get("content"), msg.Get("reasoning_content"), msg.Get("reasoning"), msg.Get("tool_calls")
-	prompt, okPrompt := rawjson.Int(usage.Get("prompt_tokens"), strconv.IntSize)
-	out, okOut := rawjson.Int(usage.Get("completion_tokens"), strconv.IntSize)
-	if !(isAbsent(msg) || msg.IsObject()) || !rawjson.IsText(finish) || !rawjson.IsText(content) ||
-		!rawjson.IsText(rc) || !rawjson.IsText(rs) || !okPrompt || !okOut {
+	if msg.IsObject() && !readMembers(msg, member{"content", &content},
+		member{"reasoning_content", &rc}, member{"reasoning", &rs}, member{"tool_calls", &tcs}) {
 		return response{}, false
 	}
-	r := response{text: content.Str, reasoning: firstNonEmpty(rc.Str, rs.Str), finish: finish.Str,
-		promptTokens: int(prompt), outTokens: int(out)}
+	if usage.IsObject() && !readMembers(usage, member{"prompt_tokens", &prompt}, member{"completion_tokens", &completion}) {
+		return response{}, false
+	}
+	in, okIn := rawjson.Int(prompt, strconv.IntSize)
+	out, okOut := rawjson.Int(completion, strconv.IntSize)
+	if !rawjson.IsText(finish) || !rawjson.IsText(content) || !rawjson.IsText(rc) || !rawjson.IsText(rs) || !okIn || !okOut {
+		return response{}, false
+	}
+	// The strings may be views of body; the record outlives it.
+	r := response{text: strings.Clone(content.Str), reasoning: strings.Clone(firstNonEmpty(rc.Str, rs.Str)),
+		finish: strings.Clone(finish.Str), promptTokens: int(in), outTokens: int(out)}
 	if !isAbsent(tcs) {
 		if json.Unmarshal([]byte(tcs.Raw), &r.toolCalls) != nil {
 			return response{}, false
 		}
 	}
 	return r, true
+}
+
+// member names an object member to read and where to put it.
+type member struct {
+	name string
+	dst  *gjson.Result
+}
+
+// readMembers sets each of the object's members named in ms, and reports
+// false when one of them appears twice (decoding would merge or replace
+// them).
+func readMembers(obj gjson.Result, ms ...member) bool {
+	ok := true
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for _, m := range ms {
+			if m.name == k.Str {
+				ok = !m.dst.Exists()
+				*m.dst = v
+				break
+			}
+		}
+		return ok
+	})
+	return ok
 }
 
 // isAbsent reports whether v is missing or null.

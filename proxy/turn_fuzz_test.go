@@ -93,9 +93,24 @@ func TestReadOpenAIBody(t *testing.T) {
 		t.Error(diff)
 	}
 	for _, b := range []string{`{"choices":[{"message":{"content":5}}]}`, `{"choices":[],"usage":{"prompt_tokens":1.5}}`,
-		"{\"choices\":[{\"message\":{\"content\":\"\xff\"}}]}", `not json`} {
+		"{\"choices\":[{\"message\":{\"content\":\"\xff\"}}]}", `not json`,
+		`{"choices":[{"message":{"content":"a","reasoning":"r"},"message":{"content":"b"}}]}`,
+		`{"choices":[{"message":{"content":"a"}}],"usage":{"prompt_tokens":1,"prompt_tokens":2}}`} {
 		if _, ok := readOpenAIBody([]byte(b)); ok {
 			t.Errorf("readOpenAIBody(%s) did not defer to decoding", b)
+		}
+	}
+}
+
+// BenchmarkReadOpenAIBody reads the benchmark's answer for the record.
+//
+//	go test -run '^$' -bench BenchmarkReadOpenAIBody ./proxy/
+func BenchmarkReadOpenAIBody(b *testing.B) {
+	body := []byte(`{"id":"chatcmpl-1","object":"chat.completion","created":1764480000,"model":"fake-model","choices":[{"index":0,"message":{"role":"assistant","content":"Running ` + "`go test -race ./...`" + ` now; I will report the first failure and my guess. Running go test now; I will report the first failure and my guess. Running go test now; I will report the first failure and my guess. Running go test now; I will report the first failure and my guess. Running go test now."},"finish_reason":"stop"}],"usage":{"prompt_tokens":812,"completion_tokens":100,"total_tokens":912}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := readOpenAIBody(body); !ok {
+			b.Fatal("not read")
 		}
 	}
 }
