@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -85,15 +86,31 @@ func scopeOf(scope, user, workspace, def string) string {
 }
 
 // deriveSession makes a stable session id for a client that sends none: the
-// same client (credential and user agent), system prompt and first user
-// message give the same id on every turn of a conversation.
-func deriveSession(clientKey, system, firstUser string) string {
+// same client (credential and user agent), system prompt (every system or
+// developer message, in order) and first user message give the same id on
+// every turn of a conversation.
+func deriveSession(clientKey string, conv []ConvMessage) string {
 	h := sha256.New()
-	for _, s := range []string{clientKey, system, firstUser} {
-		h.Write([]byte(s))
-		h.Write([]byte{0})
+	// Views, not copies, of the texts: the system prompt of a coding agent
+	// is tens of kilobytes, and the hash keeps none of it.
+	write := func(s string) { h.Write(unsafe.Slice(unsafe.StringData(s), len(s))) }
+	write(clientKey)
+	h.Write([]byte{0})
+	for _, m := range conv {
+		if m.Role == "system" || m.Role == "developer" {
+			write(m.Text)
+		}
 	}
-	return "auto-" + hex.EncodeToString(h.Sum(nil)[:8])
+	h.Write([]byte{0})
+	for _, m := range conv {
+		if m.Role == "user" {
+			write(m.Text)
+			break
+		}
+	}
+	h.Write([]byte{0})
+	var sum [sha256.Size]byte
+	return "auto-" + hex.EncodeToString(h.Sum(sum[:0])[:8])
 }
 
 // clientKey identifies a client without keeping its credential: a hash of

@@ -24,7 +24,7 @@ func (s *Server) identifyRequest(c *fiber.Ctx, field func(string) json.RawMessag
 	}
 	id.client = clientKey(credentialOf(c.Get(fiber.HeaderAuthorization), c.Get("X-Api-Key")), c.Get(fiber.HeaderUserAgent))
 	if id.sessionID == "" {
-		id.sessionID, id.derived = deriveSession(id.client, systemText(conv), firstUserText(conv)), true
+		id.sessionID, id.derived = deriveSession(id.client, conv), true
 	}
 	return id, nil
 }
@@ -38,25 +38,6 @@ func bodyString(raw json.RawMessage) string {
 	}
 	if v := strings.TrimSpace(string(raw)); v != "null" {
 		return v
-	}
-	return ""
-}
-
-func systemText(conv []ConvMessage) string {
-	var b strings.Builder
-	for _, m := range conv {
-		if m.Role == "system" || m.Role == "developer" {
-			b.WriteString(m.Text)
-		}
-	}
-	return b.String()
-}
-
-func firstUserText(conv []ConvMessage) string {
-	for _, m := range conv {
-		if m.Role == "user" {
-			return m.Text
-		}
 	}
 	return ""
 }
