@@ -146,7 +146,7 @@ type partCache struct {
 	m  map[[sha256.Size]byte]struct{}
 }
 
-const maxKnownParts = 1 << 16
+const maxKnownParts = 1 << 14
 
 func (c *partCache) has(h [sha256.Size]byte) bool {
 	c.mu.Lock()
