@@ -113,9 +113,12 @@ func (t *StreamTranslator) Chunk(data []byte) ([]byte, error) {
 	if string(data) == "[DONE]" {
 		return t.Finish(), nil
 	}
-	var c streamChunk
-	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("decode chunk: %w", err)
+	c, ok := readChunk(data)
+	if !ok {
+		c = streamChunk{}
+		if err := json.Unmarshal(data, &c); err != nil {
+			return nil, fmt.Errorf("decode chunk: %w", err)
+		}
 	}
 	if !isNull(c.Error) {
 		typ, msg := upstreamError(c.Error)
