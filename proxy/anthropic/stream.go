@@ -54,6 +54,7 @@ type StreamTranslator struct {
 	sawTool   bool
 	usage     *openai.Usage
 	out       []byte
+	scratch   []byte // emitDelta's buffer
 }
 
 type blockKind int

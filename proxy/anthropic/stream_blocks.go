@@ -2,9 +2,12 @@ package anthropic
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 	"github.com/metaclaw/metaclaw/proxy/openai"
+	"github.com/metaclaw/metaclaw/proxy/sse"
 )
 
 // choice handles the delta and finish reason of choice 0.
@@ -147,28 +150,27 @@ func (t *StreamTranslator) openBlock(kind blockKind, b Block) {
 	}{"content_block_start", t.open.index, b})
 }
 
-// emitDelta emits a content_block_delta for the open block.
+// emitDelta emits a content_block_delta for the open block. It is the
+// most frequent event, so its JSON is written by hand, as encoding it
+// from a struct would write it (TestEmitDeltaEncoding).
 func (t *StreamTranslator) emitDelta(s string) {
-	type delta struct {
-		Type        string  `json:"type"`
-		Text        *string `json:"text,omitempty"`
-		Thinking    *string `json:"thinking,omitempty"`
-		PartialJSON *string `json:"partial_json,omitempty"`
-	}
-	var d delta
+	typ, field := "input_json_delta", "partial_json"
 	switch t.open.kind {
 	case kindText:
-		d = delta{Type: "text_delta", Text: &s}
+		typ, field = "text_delta", "text"
 	case kindThinking:
-		d = delta{Type: "thinking_delta", Thinking: &s}
-	default:
-		d = delta{Type: "input_json_delta", PartialJSON: &s}
+		typ, field = "thinking_delta", "thinking"
 	}
-	t.emit("content_block_delta", struct {
-		Type  string `json:"type"`
-		Index int    `json:"index"`
-		Delta delta  `json:"delta"`
-	}{"content_block_delta", t.open.index, d})
+	b := append(t.scratch[:0], `{"type":"content_block_delta","index":`...)
+	b = strconv.AppendInt(b, int64(t.open.index), 10)
+	b = append(b, `,"delta":{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","`...)
+	b = append(b, field...)
+	b = append(b, `":`...)
+	b = append(rawjson.AppendString(b, s), '}', '}')
+	t.scratch = b
+	t.out = sse.AppendEvent(t.out, "content_block_delta", b)
 }
 
 // closeOpen emits content_block_stop for the open block, if any.
