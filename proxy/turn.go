@@ -65,10 +65,9 @@ type completionWire struct {
 
 // fromOpenAIBody reduces a chat completion body for recording. It reads
 // the members with gjson, which is several times faster than decoding;
-// when one of them has a type the decoding would refuse, or is repeated,
-// it decodes instead, so the recorded turn is the same either way, except
-// for keys spelt in another case: gjson reads only the exact names,
-// encoding/json any case.
+// when one of them has a type the decoding would refuse, or is repeated
+// or spelt in another case, it decodes instead, so the recorded turn is
+// the same either way.
 func fromOpenAIBody(body []byte) response {
 	if r, ok := readOpenAIBody(body); ok {
 		return r
@@ -82,26 +81,28 @@ func readOpenAIBody(body []byte) (response, bool) {
 	if !utf8.Valid(body) || !gjson.ValidBytes(body) {
 		return response{}, false // decoding replaces invalid UTF-8
 	}
-	var choices, usage, msg, finish, content, rc, rs, tcs, prompt, completion gjson.Result
-	ok := readMembers(rawjson.View(body), member{"choices", &choices}, member{"usage", &usage})
-	if !ok || !choices.IsArray() || !(isAbsent(usage) || usage.IsObject()) {
+	var top, ch, msg, usage [4]gjson.Result
+	if !readMembers(rawjson.View(body), answerKeys, top[:]) {
+		return response{}, false
+	}
+	choices, usageObj := top[0], top[1]
+	if !choices.IsArray() || !(isAbsent(usageObj) || usageObj.IsObject()) {
 		return response{}, false
 	}
 	var choice gjson.Result
 	choices.ForEach(func(_, e gjson.Result) bool { choice = e; return false })
-	if !choice.IsObject() || !readMembers(choice, member{"message", &msg}, member{"finish_reason", &finish}) ||
-		!(isAbsent(msg) || msg.IsObject()) {
+	if !readMembers(choice, choiceKeys, ch[:]) || !(isAbsent(ch[0]) || ch[0].IsObject()) {
 		return response{}, false
 	}
-	if msg.IsObject() && !readMembers(msg, member{"content", &content},
-		member{"reasoning_content", &rc}, member{"reasoning", &rs}, member{"tool_calls", &tcs}) {
+	if ch[0].IsObject() && !readMembers(ch[0], messageKeys, msg[:]) {
 		return response{}, false
 	}
-	if usage.IsObject() && !readMembers(usage, member{"prompt_tokens", &prompt}, member{"completion_tokens", &completion}) {
+	if usageObj.IsObject() && !readMembers(usageObj, usageKeys, usage[:]) {
 		return response{}, false
 	}
-	in, okIn := rawjson.Int(prompt, strconv.IntSize)
-	out, okOut := rawjson.Int(completion, strconv.IntSize)
+	finish, content, rc, rs, tcs := ch[1], msg[0], msg[1], msg[2], msg[3]
+	in, okIn := rawjson.Int(usage[0], strconv.IntSize)
+	out, okOut := rawjson.Int(usage[1], strconv.IntSize)
 	if !rawjson.IsText(finish) || !rawjson.IsText(content) || !rawjson.IsText(rc) || !rawjson.IsText(rs) || !okIn || !okOut {
 		return response{}, false
 	}
@@ -109,35 +110,31 @@ func readOpenAIBody(body []byte) (response, bool) {
 	r := response{text: strings.Clone(content.Str), reasoning: strings.Clone(firstNonEmpty(rc.Str, rs.Str)),
 		finish: strings.Clone(finish.Str), promptTokens: int(in), outTokens: int(out)}
 	if !isAbsent(tcs) {
-		if json.Unmarshal([]byte(tcs.Raw), &r.toolCalls) != nil {
+		var calls []openai.ToolCall
+		if json.Unmarshal([]byte(tcs.Raw), &calls) != nil {
 			return response{}, false
 		}
+		r.toolCalls = calls
 	}
 	return r, true
 }
 
-// member names an object member to read and where to put it.
-type member struct {
-	name string
-	dst  *gjson.Result
-}
+// The members readOpenAIBody reads, object by object.
+var (
+	answerKeys  = []string{"choices", "usage"}
+	choiceKeys  = []string{"message", "finish_reason"}
+	messageKeys = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
+	usageKeys   = []string{"prompt_tokens", "completion_tokens"}
+)
 
-// readMembers sets each of the object's members named in ms, and reports
-// false when one of them appears twice (decoding would merge or replace
-// them).
-func readMembers(obj gjson.Result, ms ...member) bool {
-	ok := true
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for _, m := range ms {
-			if m.name == k.Str {
-				ok = !m.dst.Exists()
-				*m.dst = v
-				break
-			}
-		}
-		return ok
+// readMembers puts the object's members named in keys in out, in the same
+// order; it reports false when obj is not an object or one of them is
+// repeated or spelt in another case (see rawjson.Members).
+func readMembers(obj gjson.Result, keys []string, out []gjson.Result) bool {
+	return rawjson.Members(obj, keys, func(i int, v gjson.Result) bool {
+		out[i] = v
+		return true
 	})
-	return ok
 }
 
 // isAbsent reports whether v is missing or null.

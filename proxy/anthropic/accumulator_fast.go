@@ -28,7 +28,7 @@ func (a *Accumulator) addDeltaFast(event string, data []byte) bool {
 	var typ string
 	var index int
 	var delta gjson.Result
-	if !readObject(rawjson.View(data), eventKeys, func(i int, v gjson.Result) bool {
+	if !rawjson.Members(rawjson.View(data), eventKeys, func(i int, v gjson.Result) bool {
 		switch i {
 		case 0:
 			typ = v.Str
@@ -47,7 +47,7 @@ func (a *Accumulator) addDeltaFast(event string, data []byte) bool {
 		return false
 	}
 	var d [5]string // type, text, partial_json, thinking, signature
-	if !readObject(delta, deltaMemberKeys, func(i int, v gjson.Result) bool {
+	if !rawjson.Members(delta, deltaMemberKeys, func(i int, v gjson.Result) bool {
 		d[i] = v.Str
 		return rawjson.IsText(v)
 	}) {

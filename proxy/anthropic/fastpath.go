@@ -3,7 +3,6 @@ package anthropic
 import (
 	"encoding/json"
 	"slices"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
@@ -415,38 +414,4 @@ func readSource(s gjson.Result) (*ImageSource, bool) {
 		return ok
 	})
 	return src, ok
-}
-
-// foldEqual reports whether encoding/json matches the object key key to a
-// struct field named name: whether they are equal once every rune is
-// folded as its decoder folds them (see foldRune).
-func foldEqual(key, name string) bool {
-	for key != "" && name != "" {
-		a, n := utf8.DecodeRuneInString(key)
-		b, m := utf8.DecodeRuneInString(name)
-		if foldRune(a) != foldRune(b) {
-			return false
-		}
-		key, name = key[n:], name[m:]
-	}
-	return key == "" && name == ""
-}
-
-// foldRune folds r as encoding/json does for field names: ASCII letters
-// to upper case, ASCII otherwise unchanged, other runes to the smallest
-// rune of their case-folding orbit (so the Kelvin sign folds to 'K').
-func foldRune(r rune) rune {
-	if r < utf8.RuneSelf {
-		if 'a' <= r && r <= 'z' {
-			r -= 'a' - 'A'
-		}
-		return r
-	}
-	for {
-		r2 := unicode.SimpleFold(r)
-		if r2 <= r {
-			return r2
-		}
-		r = r2
-	}
 }

@@ -18,4 +18,5 @@ var (
 	newObjWriter = rawjson.NewWriter
 	splitKnown   = rawjson.SplitKnown
 	decodeInto   = rawjson.DecodeInto
+	foldEqual    = rawjson.FoldEqual
 )

@@ -26,7 +26,7 @@ func readChunk(data []byte) (streamChunk, bool) {
 	}
 	// A copy: the translator keeps some strings (tool names, the finish
 	// reason) after the caller reuses its buffer.
-	ok := readObject(gjson.Parse(string(data)), chunkKeys, func(i int, v gjson.Result) bool {
+	ok := rawjson.Members(gjson.Parse(string(data)), chunkKeys, func(i int, v gjson.Result) bool {
 		switch i {
 		case 0:
 			c.ID = v.Str
@@ -56,33 +56,6 @@ var (
 	funcKeys   = []string{"name", "arguments"}
 )
 
-// readObject calls read for each member of obj named in keys, with the
-// name's index, and reports whether obj is an object, every call accepted
-// its value, and no member was repeated or named in keys only up to case.
-// Other members are skipped, as decoding skips them.
-func readObject(obj gjson.Result, keys []string, read func(i int, v gjson.Result) bool) bool {
-	if !obj.IsObject() {
-		return false
-	}
-	var seen uint
-	ok := true
-	obj.ForEach(func(k, v gjson.Result) bool {
-		for i, name := range keys {
-			if k.Str == name {
-				ok = seen&(1<<i) == 0 && read(i, v)
-				seen |= 1 << i
-				return ok
-			}
-			if foldEqual(k.Str, name) {
-				ok = false
-				return false
-			}
-		}
-		return true
-	})
-	return ok
-}
-
 // readChoices reads "choices": null, or an array of choices, each null or
 // an object.
 func readChoices(v gjson.Result, dst *[]openai.ChunkChoice) bool {
@@ -105,7 +78,7 @@ func readChoices(v gjson.Result, dst *[]openai.ChunkChoice) bool {
 }
 
 func readChoice(e gjson.Result, ch *openai.ChunkChoice) bool {
-	return readObject(e, choiceKeys, func(i int, v gjson.Result) bool {
+	return rawjson.Members(e, choiceKeys, func(i int, v gjson.Result) bool {
 		switch i {
 		case 0:
 			n, ok := rawjson.Int(v, strconv.IntSize)
@@ -123,7 +96,7 @@ func readChoice(e gjson.Result, ch *openai.ChunkChoice) bool {
 }
 
 func readDelta(d gjson.Result, dst *openai.Delta) bool {
-	return readObject(d, deltaKeys, func(i int, v gjson.Result) bool {
+	return rawjson.Members(d, deltaKeys, func(i int, v gjson.Result) bool {
 		switch i {
 		case 0:
 			dst.Role = v.Str
@@ -177,7 +150,7 @@ func readToolCalls(v gjson.Result, dst *[]openai.ToolCallDelta) bool {
 }
 
 func readToolCall(e gjson.Result, td *openai.ToolCallDelta) bool {
-	return readObject(e, toolKeys, func(i int, v gjson.Result) bool {
+	return rawjson.Members(e, toolKeys, func(i int, v gjson.Result) bool {
 		switch i {
 		case 0:
 			n, ok := rawjson.Int(v, strconv.IntSize)
@@ -196,7 +169,7 @@ func readToolCall(e gjson.Result, td *openai.ToolCallDelta) bool {
 			}
 			var f openai.FunctionCallDelta
 			td.Function = &f
-			return readObject(v, funcKeys, func(i int, v gjson.Result) bool {
+			return rawjson.Members(v, funcKeys, func(i int, v gjson.Result) bool {
 				if i == 0 {
 					f.Name = v.Str
 				} else {
