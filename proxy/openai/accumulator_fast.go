@@ -19,12 +19,11 @@ import (
 // the chunk to addDecoded when one has not, and when the chunk is not
 // valid JSON, is not valid UTF-8 (decoding replaces it with U+FFFD), nests
 // deeper than decoding allows, repeats a member the accumulator reads
-// (decoding keeps the last), carries a non-null "error" or has two choices
-// with index 0. Both paths then accumulate the same, except for keys spelt
-// in another case: encoding/json matches "ID" or "Choices" to the fields,
-// the gjson path reads only the exact names (and a chunk with both "id"
-// and "ID" does not count as repeating a member). Strings read here alias
-// the caller's bytes, so whatever the accumulator keeps is copied.
+// (decoding keeps the last) or spells one in another case (decoding
+// matches "ID" to the field "id"; see rawjson.Members), carries a
+// non-null "error" or has two choices with index 0. Both paths then
+// accumulate the same. Strings read here alias the caller's bytes, so
+// whatever the accumulator keeps is copied.
 
 // chunkView is a chunk as addFast reads it; its strings alias the chunk.
 type chunkView struct {
@@ -74,31 +73,31 @@ func (c *chunkView) read(data []byte) bool {
 	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !gjson.ValidBytes(data) || !rawjson.WithinDepth(data) {
 		return false
 	}
-	return eachMember(rawjson.View(data), func(k string, v gjson.Result) (uint, bool) {
-		switch k {
-		case "id":
+	return rawjson.Members(rawjson.View(data), chunkMembers, func(i int, v gjson.Result) bool {
+		switch i {
+		case 0: // id
 			c.id = v.Str
-			return 1, rawjson.IsText(v)
-		case "model":
+			return rawjson.IsText(v)
+		case 1: // model
 			c.model = v.Str
-			return 2, rawjson.IsText(v)
-		case "system_fingerprint":
+			return rawjson.IsText(v)
+		case 2: // system_fingerprint
 			c.fingerprint = v.Str
-			return 4, rawjson.IsText(v)
-		case "created":
+			return rawjson.IsText(v)
+		case 3: // created
 			n, ok := rawjson.Int(v, 64)
 			c.created = n
-			return 8, ok
-		case "choices":
-			return 16, c.readChoices(v)
-		case "usage":
+			return ok
+		case 4: // choices
+			return c.readChoices(v)
+		case 5: // usage
 			u, ok := readUsage(v)
 			c.usage = u
-			return 32, ok
-		case "error":
-			return 64, v.Type == gjson.Null // addDecoded reports stream errors
+			return ok
+		case 6: // error
+			return v.Type == gjson.Null // addDecoded reports stream errors
 		}
-		return 0, true
+		return true
 	})
 }
 
@@ -135,22 +134,22 @@ func (ch *choiceView) read(e gjson.Result) (index int, ok bool) {
 	case !e.IsObject():
 		return 0, false
 	}
-	ok = eachMember(e, func(k string, v gjson.Result) (uint, bool) {
-		switch k {
-		case "index":
+	ok = rawjson.Members(e, choiceMembers, func(i int, v gjson.Result) bool {
+		switch i {
+		case 0: // index
 			n, ok := rawjson.Int(v, strconv.IntSize)
 			index = int(n)
-			return 1, ok
-		case "delta":
-			return 2, ch.readDelta(v)
-		case "finish_reason":
+			return ok
+		case 1: // delta
+			return ch.readDelta(v)
+		case 2: // finish_reason
 			ch.finish = v.Str
-			return 4, rawjson.IsText(v)
-		case "stop_reason":
+			return rawjson.IsText(v)
+		case 3: // stop_reason
 			ch.stop = v
-			return 8, true
+			return true
 		}
-		return 0, true
+		return true
 	})
 	return index, ok
 }
@@ -164,28 +163,28 @@ func (ch *choiceView) readDelta(d gjson.Result) bool {
 		return false
 	}
 	var rc, rs string
-	ok := eachMember(d, func(k string, v gjson.Result) (uint, bool) {
-		switch k {
-		case "role":
+	ok := rawjson.Members(d, deltaMembers, func(i int, v gjson.Result) bool {
+		switch i {
+		case 0: // role
 			ch.role = v.Str
-			return 1, rawjson.IsText(v)
-		case "content":
+			return rawjson.IsText(v)
+		case 1: // content
 			ch.content, ch.hasContent = v.Str, v.Type == gjson.String
-			return 2, rawjson.IsText(v)
-		case "refusal":
+			return rawjson.IsText(v)
+		case 2: // refusal
 			ch.refusal, ch.hasRefusal = v.Str, v.Type == gjson.String
-			return 4, rawjson.IsText(v)
-		case "reasoning_content":
+			return rawjson.IsText(v)
+		case 3: // reasoning_content
 			rc = v.Str
-			return 8, rawjson.IsText(v)
-		case "reasoning":
+			return rawjson.IsText(v)
+		case 4: // reasoning
 			rs = v.Str
-			return 16, rawjson.IsText(v)
-		case "tool_calls":
+			return rawjson.IsText(v)
+		case 5: // tool_calls
 			ch.toolCalls = v
-			return 32, toolCallsValid(v)
+			return toolCallsValid(v)
 		}
-		return 0, true
+		return true
 	})
 	ch.reasoning = cmp.Or(rc, rs) // what Delta.ReasoningText returns
 	return ok
@@ -217,22 +216,22 @@ func (t *toolView) read(e gjson.Result) bool {
 	case !e.IsObject():
 		return false
 	}
-	return eachMember(e, func(k string, v gjson.Result) (uint, bool) {
-		switch k {
-		case "index":
+	return rawjson.Members(e, toolMembers, func(i int, v gjson.Result) bool {
+		switch i {
+		case 0: // index
 			n, ok := rawjson.Int(v, strconv.IntSize)
 			t.index = int(n)
-			return 1, ok
-		case "id":
+			return ok
+		case 1: // id
 			t.id = v.Str
-			return 2, rawjson.IsText(v)
-		case "type":
+			return rawjson.IsText(v)
+		case 2: // type
 			t.typ = v.Str
-			return 4, rawjson.IsText(v)
-		case "function":
-			return 8, t.readFunction(v)
+			return rawjson.IsText(v)
+		case 3: // function
+			return t.readFunction(v)
 		}
-		return 0, true
+		return true
 	})
 }
 
@@ -245,16 +244,16 @@ func (t *toolView) readFunction(f gjson.Result) bool {
 		return false
 	}
 	t.hasFunction = true
-	return eachMember(f, func(k string, v gjson.Result) (uint, bool) {
-		switch k {
-		case "name":
+	return rawjson.Members(f, functionMembers, func(i int, v gjson.Result) bool {
+		switch i {
+		case 0: // name
 			t.name = v.Str
-			return 1, rawjson.IsText(v)
-		case "arguments":
+			return rawjson.IsText(v)
+		case 1: // arguments
 			t.args = v.Str
-			return 2, rawjson.IsText(v)
+			return rawjson.IsText(v)
 		}
-		return 0, true
+		return true
 	})
 }
 
@@ -273,22 +272,15 @@ func readUsage(v gjson.Result) (*Usage, bool) {
 	return u, true
 }
 
-// eachMember calls read for each member of the object obj, in order, and
-// reports whether every call accepted its value and no member came twice
-// that read knows: read returns a distinct bit for each of those, and 0
-// for the others.
-func eachMember(obj gjson.Result, read func(key string, v gjson.Result) (bit uint, ok bool)) bool {
-	var seen uint
-	ok := true
-	obj.ForEach(func(k, v gjson.Result) bool {
-		var bit uint
-		bit, ok = read(k.Str, v)
-		ok = ok && seen&bit == 0
-		seen |= bit
-		return ok
-	})
-	return ok
-}
+// The members the fast path reads, object by object, in the order of the
+// cases of its rawjson.Members callbacks.
+var (
+	chunkMembers    = []string{"id", "model", "system_fingerprint", "created", "choices", "usage", "error"}
+	choiceMembers   = []string{"index", "delta", "finish_reason", "stop_reason"}
+	deltaMembers    = []string{"role", "content", "refusal", "reasoning_content", "reasoning", "tool_calls"}
+	toolMembers     = []string{"index", "id", "type", "function"}
+	functionMembers = []string{"name", "arguments"}
+)
 
 // addMetaView is addMeta for a chunk addFast read.
 func (a *Accumulator) addMetaView(c *chunkView) {

@@ -22,11 +22,16 @@ func Members(obj gjson.Result, keys []string, read func(i int, v gjson.Result) b
 	var seen uint64
 	ok := true
 	obj.ForEach(func(k, v gjson.Result) bool {
+		ascii := isASCII(k.Str)
 		for i, name := range keys {
 			if k.Str == name {
 				ok = seen&(1<<i) == 0 && read(i, v)
 				seen |= 1 << i
 				return ok
+			}
+			// An ASCII key folds to an (ASCII) name only if as long.
+			if ascii && len(k.Str) != len(name) {
+				continue
 			}
 			if FoldEqual(k.Str, name) {
 				ok = false
@@ -70,4 +75,13 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
