@@ -314,3 +314,31 @@ func TestRequestFormsAndMissingParts(t *testing.T) {
 		t.Errorf("TurnByID of a whole request: %v", err)
 	}
 }
+
+// TestSessionTurnsBrief shows the brief list has every turn and column
+// but the request.
+func TestSessionTurnsBrief(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	for _, r := range agentSession(3, false) {
+		if err := db.RecordTurns(ctx, []*Turn{{SessionID: "s", Request: r, Model: "m", Status: 200}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	full, err := db.SessionTurns(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	brief, err := db.SessionTurnsBrief(ctx, "s")
+	if err != nil || len(brief) != len(full) {
+		t.Fatalf("SessionTurnsBrief = %d turns, %v", len(brief), err)
+	}
+	for i := range full {
+		want := full[i]
+		want.Request = nil
+		if brief[i].Request != nil || fmt.Sprintf("%+v", brief[i]) != fmt.Sprintf("%+v", want) {
+			t.Errorf("turn %d:\n got %+v\nwant %+v", i+1, brief[i], want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -273,6 +274,9 @@ func (db *DB) RecentSessions(ctx context.Context, limit int) ([]Session, error) 
 const turnCols = `id, session_id, turn_num, turn_type, api, model, stream, request, request_form, response_text, reasoning,
 	tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms, status, error, injected, created_at`
 
+// turnColsBrief is turnCols with no request (see SessionTurnsBrief).
+var turnColsBrief = strings.Replace(turnCols, "request, request_form", "NULL, 0", 1)
+
 func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
 	var t Turn
 	var created int64
@@ -286,6 +290,13 @@ func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
 // SessionTurns returns a session's turns in order.
 func (db *DB) SessionTurns(ctx context.Context, sessionID string) ([]Turn, error) {
 	return db.queryTurns(ctx, "SELECT "+turnCols+" FROM turns WHERE session_id = ? ORDER BY turn_num", sessionID)
+}
+
+// SessionTurnsBrief returns a session's turns in order without their
+// requests (Request is nil), for lists that show only the other columns:
+// rebuilding the requests of a long agent session reads megabytes.
+func (db *DB) SessionTurnsBrief(ctx context.Context, sessionID string) ([]Turn, error) {
+	return db.queryTurns(ctx, "SELECT "+turnColsBrief+" FROM turns WHERE session_id = ? ORDER BY turn_num", sessionID)
 }
 
 // TurnByID returns one turn.

@@ -36,7 +36,7 @@ func (s *Server) sessionDetail(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	turns, err := s.opts.DB.SessionTurns(ctx, sess.ID)
+	turns, err := s.opts.DB.SessionTurnsBrief(ctx, sess.ID)
 	if err != nil {
 		return err
 	}
