@@ -7,7 +7,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode"
 
 	stemmer "github.com/metaclaw/metaclaw/app/learner/internal/stem"
 	"github.com/metaclaw/metaclaw/store"
@@ -299,24 +298,14 @@ func (h *minHeap) Pop() any {
 	return x
 }
 
-// tokenize lower-cases, splits on anything but letters and digits, drops
-// one-letter words (and, for queries, stop words) and stems.
+// tokenize returns the terms of text (see stem.Terms), without stop words
+// and requestWords for queries.
 func tokenize(text string, query bool) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := words[:0]
-	for _, w := range words {
-		if len([]rune(w)) < 2 || query && (store.IsStopWord(w) || requestWords[w]) {
-			continue
-		}
-		out = append(out, stem(w))
+	if query {
+		return stemmer.Terms(text, func(w string) bool { return store.IsStopWord(w) || requestWords[w] })
 	}
-	return out
+	return stemmer.Terms(text, nil)
 }
-
-// stem is the shared cached stemmer.
-func stem(w string) string { return stemmer.Stem(w) }
 
 // requestWords are words of requests that say nothing about the person:
 // a memory that shares only them with a request is not relevant to it.

@@ -5,7 +5,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 
 	"github.com/metaclaw/metaclaw/app/learner/internal/stem"
 	"github.com/metaclaw/metaclaw/store"
@@ -133,20 +132,13 @@ func (ix *bm25Index) termScore(p posting) float64 {
 	return s
 }
 
-// tokenize lowercases, splits on anything but letters and digits, drops
-// one-letter words (and, for queries, stop words) and stems.
+// tokenize returns the terms of text (see stem.Terms), without stop
+// words for queries.
 func tokenize(text string, query bool) []string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	out := words[:0]
-	for _, w := range words {
-		if len([]rune(w)) < 2 || query && store.IsStopWord(w) {
-			continue
-		}
-		out = append(out, stem.Stem(w))
+	if query {
+		return stem.Terms(text, store.IsStopWord)
 	}
-	return out
+	return stem.Terms(text, nil)
 }
 
 func dedupe(terms []string) []string {

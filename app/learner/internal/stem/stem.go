@@ -8,6 +8,8 @@ package stem
 import (
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/kljensen/snowball/english"
 )
@@ -36,4 +38,21 @@ func Stem(w string) string {
 	}
 	cache.Unlock()
 	return s
+}
+
+// Terms lower-cases text, splits it on anything but letters and digits,
+// drops one-letter words and the words skip reports (nil keeps all), and
+// stems the rest: the terms both keyword indexes index and search by.
+func Terms(text string, skip func(word string) bool) []string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	out := words[:0]
+	for _, w := range words {
+		if utf8.RuneCountInString(w) < 2 || skip != nil && skip(w) {
+			continue
+		}
+		out = append(out, Stem(w))
+	}
+	return out
 }

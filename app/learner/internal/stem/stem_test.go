@@ -1,6 +1,7 @@
 package stem
 
 import (
+	"strings"
 	"sync"
 	"testing"
 
@@ -24,5 +25,13 @@ func TestStemMatchesSnowballAndCaches(t *testing.T) {
 	defer cache.RUnlock()
 	if cache.m["running"] != "run" {
 		t.Errorf("cache holds %q for running", cache.m["running"])
+	}
+}
+
+func TestTerms(t *testing.T) {
+	got := Terms("Running the TESTS, a x-ray of café's 2 files; ß é", func(w string) bool { return w == "the" })
+	want := []string{"run", "test", "ray", "of", "café", "file"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("Terms = %q, want %q", got, want)
 	}
 }
