@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"sync/atomic"
@@ -198,17 +199,25 @@ type anthropicFromOpenAI struct {
 }
 
 func (a *anthropicFromOpenAI) event(ev sse.Event) ([]byte, error) {
-	if len(ev.Data) == 0 {
+	data := bytes.TrimSpace(ev.Data)
+	switch {
+	case len(data) == 0:
 		return nil, nil
+	case string(data) == "[DONE]":
+		_ = a.acc.Add(data)
+		out, _ := a.tr.Chunk(data)
+		return out, nil
 	}
-	err := a.acc.Add(ev.Data)
-	out, trErr := a.tr.Chunk(ev.Data)
+	// Read once, for the record and for the translation.
+	c, err := openai.ParseStreamChunk(data)
+	if err != nil {
+		return nil, nil // a chunk neither can read is skipped
+	}
+	err = a.acc.AddChunk(&c)
+	out := a.tr.AddChunk(&c)
 	var se *openai.StreamError
 	if errors.As(err, &se) {
 		return out, se
-	}
-	if trErr != nil && len(out) == 0 {
-		return nil, nil // a chunk the translator cannot read is skipped
 	}
 	return out, nil
 }

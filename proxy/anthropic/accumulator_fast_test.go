@@ -31,12 +31,27 @@ func FuzzAccumulatorDeltaAgrees(f *testing.F) {
 		f.Add([]byte(s), "héllo \"x\"\n\\u00e9 😀 \\ud800")
 	}
 	f.Fuzz(func(t *testing.T, data []byte, text string) {
-		g := &chunkGen{b: data, text: text}
-		dtype := []string{`"text_delta"`, `"input_json_delta"`, `"thinking_delta"`, `"signature_delta"`, `"other"`}[g.pick(5)]
-		delta := g.object([][2]string{{"type", g.value(dtype)}, {"text", g.value("string")}, {"partial_json", g.value("string")},
-			{"thinking", g.value("string")}, {"signature", g.value("string")}})
-		body := g.object([][2]string{{"type", g.value(`"content_block_delta"`)}, {"index", g.value("int")},
-			{"delta", g.value(delta)}, {"message", g.value("null")}, {"content_block", g.value("null")}, {"usage", g.value("null")}})
+		g := newGen(data, text)
+		dtype := []string{"text_delta", "input_json_delta", "thinking_delta", "signature_delta", "other"}[g.pick(5)]
+		var d []string
+		d = g.member(d, "type", g.typed("", dtype))
+		for _, k := range []string{"text", "partial_json", "thinking", "signature"} {
+			d = g.member(d, k, g.typed("", text))
+		}
+		delta := jsonObject(g.extras(d))
+		if g.pick(8) == 7 {
+			delta = g.anyValue(text)
+		}
+		var ev []string
+		ev = g.member(ev, "type", g.typed("", "content_block_delta"))
+		ev = g.member(ev, "index", []string{"0", "1", "2", "null", "1.0", `"0"`}[g.pick(6)])
+		ev = g.member(ev, "delta", delta)
+		for _, k := range []string{"message", "content_block", "usage"} {
+			if g.pick(4) == 3 {
+				ev = g.member(ev, k, g.anyValue(k))
+			}
+		}
+		body := jsonObject(g.extras(ev))
 		event := []string{"content_block_delta", "", "message_delta"}[g.pick(3)]
 		fast, slow := startedAccumulator(t), startedAccumulator(t)
 		errFast, errSlow := fast.Add(event, []byte(body)), slow.addDecoded(event, []byte(body))

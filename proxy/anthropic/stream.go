@@ -92,15 +92,6 @@ func NewStreamTranslator(model string) *StreamTranslator {
 	return &StreamTranslator{model: model}
 }
 
-// streamChunk is the subset of an OpenAI chunk the translator reads.
-type streamChunk struct {
-	ID      string               `json:"id"`
-	Model   string               `json:"model"`
-	Choices []openai.ChunkChoice `json:"choices"`
-	Usage   *openai.Usage        `json:"usage"`
-	Error   json.RawMessage      `json:"error"`
-}
-
 // Chunk translates one OpenAI stream payload and returns the Anthropic SSE
 // events to write (possibly none). "[DONE]" is handled like Finish. A
 // payload with an "error" member yields an Anthropic error event. Invalid
@@ -114,16 +105,22 @@ func (t *StreamTranslator) Chunk(data []byte) ([]byte, error) {
 	if string(data) == "[DONE]" {
 		return t.Finish(), nil
 	}
-	c, ok := readChunk(data)
-	if !ok {
-		c = streamChunk{}
-		if err := json.Unmarshal(data, &c); err != nil {
-			return nil, fmt.Errorf("decode chunk: %w", err)
-		}
+	c, err := openai.ParseStreamChunk(data)
+	if err != nil {
+		return nil, err
+	}
+	return t.AddChunk(&c), nil
+}
+
+// AddChunk is Chunk for a chunk already read with openai.ParseStreamChunk
+// (the proxy reads each chunk once, for this and for its record).
+func (t *StreamTranslator) AddChunk(c *openai.StreamChunk) []byte {
+	if t.finished {
+		return nil
 	}
 	if !isNull(c.Error) {
 		typ, msg := upstreamError(c.Error)
-		return t.Error(typ, msg), nil
+		return t.Error(typ, msg)
 	}
 	t.out = nil
 	if c.Usage != nil {
@@ -135,7 +132,7 @@ func (t *StreamTranslator) Chunk(data []byte) ([]byte, error) {
 			t.choice(&c.Choices[i])
 		}
 	}
-	return t.take(), nil
+	return t.take()
 }
 
 // Finish closes open blocks and emits message_delta and message_stop

@@ -35,17 +35,6 @@ type toolAcc struct {
 	args  strings.Builder
 }
 
-// chunkWire is the subset of a chunk the accumulator reads.
-type chunkWire struct {
-	ID                string          `json:"id"`
-	Created           int64           `json:"created"`
-	Model             string          `json:"model"`
-	SystemFingerprint string          `json:"system_fingerprint"`
-	Choices           []ChunkChoice   `json:"choices"`
-	Usage             *Usage          `json:"usage"`
-	Error             json.RawMessage `json:"error"`
-}
-
 // Add feeds the payload of one "data:" line. The "[DONE]" marker marks the
 // stream complete. A payload carrying an "error" member returns a
 // *StreamError; malformed JSON returns a decode error. Both leave what was
@@ -56,29 +45,21 @@ func (a *Accumulator) Add(data []byte) error {
 		a.done = true
 		return nil
 	}
-	if a.addFast(data) {
-		return nil
+	c, err := ParseStreamChunk(data)
+	if err != nil {
+		return err
 	}
-	return a.addDecoded(data)
+	return a.AddChunk(&c)
 }
 
-// addDecoded is Add decoding every chunk with encoding/json: Add's path
-// for the chunks addFast leaves, and the reference the tests hold addFast
-// to.
-func (a *Accumulator) addDecoded(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if string(data) == "[DONE]" {
-		a.done = true
-		return nil
-	}
-	var c chunkWire
-	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("decode chunk: %w", err)
-	}
+// AddChunk feeds a chunk ParseStreamChunk read, for callers that read the
+// stream's chunks for other purposes too. A chunk carrying an "error"
+// member returns a *StreamError.
+func (a *Accumulator) AddChunk(c *StreamChunk) error {
 	if !isNull(c.Error) {
 		return parseStreamError(c.Error)
 	}
-	a.addMeta(&c)
+	a.addMeta(c)
 	for i := range c.Choices {
 		if c.Choices[i].Index == 0 {
 			a.addChoice(&c.Choices[i])
@@ -87,8 +68,34 @@ func (a *Accumulator) addDecoded(data []byte) error {
 	return nil
 }
 
+// addFast is Add for a chunk ParseStreamChunk reads with gjson; it reports
+// false, having changed nothing, for the others. The tests use it to see
+// which chunks take that path.
+func (a *Accumulator) addFast(data []byte) bool {
+	c, ok := readStreamChunk(data)
+	if ok {
+		_ = a.AddChunk(&c) // readStreamChunk leaves chunks with errors to decoding
+	}
+	return ok
+}
+
+// addDecoded is Add decoding every chunk with encoding/json: the reference
+// the tests hold Add to.
+func (a *Accumulator) addDecoded(data []byte) error {
+	data = bytes.TrimSpace(data)
+	if string(data) == "[DONE]" {
+		a.done = true
+		return nil
+	}
+	var c StreamChunk
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("decode chunk: %w", err)
+	}
+	return a.AddChunk(&c)
+}
+
 // addMeta records chunk-level fields.
-func (a *Accumulator) addMeta(c *chunkWire) {
+func (a *Accumulator) addMeta(c *StreamChunk) {
 	if a.id == "" {
 		a.id = c.ID
 	}

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -106,8 +107,11 @@ func (g *chunkGen) object(members ...[2]string) string {
 			continue
 		}
 		key := quote(m[0])
-		if g.pick(32) == 31 {
+		switch g.pick(32) {
+		case 31:
 			key = fmt.Sprintf(`"\u%04x%s`, m[0][0], key[2:])
+		case 30: // another case: decoding matches it to the same field
+			key = quote(strings.ToUpper(m[0][:1]) + m[0][1:])
 		}
 		parts = append(parts, g.ws()+key+g.ws()+":"+g.ws()+m[1]+g.ws())
 		if g.pick(32) == 31 {
@@ -258,6 +262,53 @@ func FuzzAccumulatorFastPath(f *testing.F) {
 				slow.FinishReason(), fast.Done(), fast.Text(), fast.Reasoning(), fast.FinishReason())
 		}
 	})
+}
+
+// FuzzParseStreamChunkAgrees holds readStreamChunk to decoding: whenever
+// it reads a generated chunk, decoding succeeds with an equal StreamChunk.
+func FuzzParseStreamChunkAgrees(f *testing.F) {
+	for _, s := range []string{"", "\x01\x02\x03\x04", "\xff\xfe\xfd\xfc\xfb\xfa\xf9", "abcdefghijklmnopqrstuvwxyz0123456789"} {
+		f.Add([]byte(s), "héllo \"x\"\n\\u00e9 😀 \\ud800")
+	}
+	f.Fuzz(func(t *testing.T, data []byte, text string) {
+		body := []byte((&chunkGen{b: data, text: text}).chunk())
+		got, ok := readStreamChunk(bytes.TrimSpace(body))
+		if !ok {
+			return
+		}
+		var want StreamChunk
+		if err := json.Unmarshal(body, &want); err != nil {
+			t.Fatalf("read a chunk decoding refuses (%v):\n%s", err, body)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("(-decoded +read):\n%s\n%s", diff, body)
+		}
+	})
+}
+
+// TestReadStreamChunk shows the gjson path takes the chunks providers
+// send (so the fuzz test compares something) and leaves the unusual ones
+// to decoding.
+func TestReadStreamChunk(t *testing.T) {
+	for _, b := range streamChunks() {
+		if string(b) == "[DONE]" {
+			continue
+		}
+		got, ok := readStreamChunk(b)
+		var want StreamChunk
+		if err := json.Unmarshal(b, &want); !ok || err != nil || !cmp.Equal(want, got) {
+			t.Fatalf("readStreamChunk(%s) = %v (%v); decoding gives %+v", b, ok, cmp.Diff(want, got), want)
+		}
+	}
+	for _, b := range []string{
+		`{"choices":[{"delta":{"content":5}}]}`, `{"ID":"x","choices":[]}`, `{"choices":[],"choices":[]}`,
+		`{"choices":[{"index":1.5}]}`, `{"error":{"message":"x"}}`, `{"choices":[{"index":0},{"index":0}]}`,
+		"{\"choices\":[{\"delta\":{\"content\":\"\xff\"}}]}", `[1]`, `{"choices":{}}`,
+	} {
+		if _, ok := readStreamChunk([]byte(b)); ok {
+			t.Errorf("readStreamChunk(%s) did not leave it to decoding", b)
+		}
+	}
 }
 
 // streamChunks returns the lines of a typical streamed answer: a role
