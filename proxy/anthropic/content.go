@@ -140,17 +140,7 @@ func (c Content) AppendJSON(dst []byte) ([]byte, error) {
 	case ContentString:
 		return rawjson.AppendString(dst, c.Text), nil
 	case ContentBlocks:
-		dst = append(dst, '[')
-		for i, b := range c.Blocks {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = b.AppendJSON(dst); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
+		return rawjson.AppendArray(dst, c.Blocks)
 	default:
 		return append(dst, "null"...), nil
 	}

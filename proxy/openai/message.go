@@ -82,19 +82,7 @@ func (m Message) AppendJSON(dst []byte) ([]byte, error) {
 type toolCalls []ToolCall
 
 // AppendJSON implements rawjson.Appender.
-func (tcs toolCalls) AppendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, '[')
-	for i, tc := range tcs {
-		if i > 0 {
-			dst = append(dst, ',')
-		}
-		var err error
-		if dst, err = tc.AppendJSON(dst); err != nil {
-			return dst, err
-		}
-	}
-	return append(dst, ']'), nil
-}
+func (tcs toolCalls) AppendJSON(dst []byte) ([]byte, error) { return rawjson.AppendArray(dst, tcs) }
 
 // ContentKind tells which JSON shape a Content has.
 type ContentKind uint8
@@ -174,17 +162,7 @@ func (c Content) AppendJSON(dst []byte) ([]byte, error) {
 	case ContentString:
 		return rawjson.AppendString(dst, c.Text), nil
 	case ContentParts:
-		dst = append(dst, '[')
-		for i, p := range c.Parts {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			var err error
-			if dst, err = p.AppendJSON(dst); err != nil {
-				return dst, err
-			}
-		}
-		return append(dst, ']'), nil
+		return rawjson.AppendArray(dst, c.Parts)
 	default:
 		return append(dst, "null"...), nil
 	}

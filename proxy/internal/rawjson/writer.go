@@ -66,6 +66,22 @@ func AppendValue(dst []byte, v any) ([]byte, error) {
 	return append(dst, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...), nil
 }
 
+// AppendArray appends items as a JSON array of their encodings: the
+// wire types' lists, without AppendValue's reflection.
+func AppendArray[T Appender](dst []byte, items []T) ([]byte, error) {
+	dst = append(dst, '[')
+	for i := range items {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = items[i].AppendJSON(dst); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, ']'), nil
+}
+
 // nilPointer reports whether v is a nil pointer, which encodes as null
 // (calling a value method through it would panic).
 func nilPointer(v any) bool {

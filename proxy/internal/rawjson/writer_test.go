@@ -54,6 +54,19 @@ func TestAppender(t *testing.T) {
 		}
 	}
 
+	for _, ps := range [][]pair{nil, {}, {{A: "a", N: 1}, {A: "b", N: 2}}} {
+		want, _ := Marshal(ps)
+		if ps == nil {
+			want = []byte("[]") // a list the wire types write: never null
+		}
+		if got, err := AppendArray([]byte("x"), ps); err != nil || string(got) != "x"+string(want) {
+			t.Errorf("AppendArray(%v) = %s, %v; want x%s", ps, got, err, want)
+		}
+	}
+	if _, err := AppendArray(nil, []pair{{}, {Fail: true}}); err == nil {
+		t.Error("AppendArray hid an element's error")
+	}
+
 	w := ObjectAt([]byte(`[1,`))
 	if b, _ := w.Bytes(); string(b) != `[1,{}` {
 		t.Errorf("empty object at an offset = %s", b)
