@@ -10,17 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// choices turns fuzz bytes into a stream of small decisions.
-type choices struct{ b []byte }
-
-func (c *choices) pick(n int) int {
-	if len(c.b) == 0 {
-		return 0
-	}
-	v := int(c.b[0]) % n
-	c.b = c.b[1:]
-	return v
-}
+// choices turns fuzz bytes into the messages of a request; its decisions
+// come from chunkGen's pick.
+type choices struct{ chunkGen }
 
 // value returns a JSON value of a type chosen by the fuzzer; strings are
 // the common case.
@@ -157,7 +149,7 @@ func FuzzFastPathAgrees(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &choices{b: data}
+		c := &choices{chunkGen{b: data}}
 		var msgs []string
 		for i := range 1 + c.pick(4) {
 			msgs = append(msgs, c.message(i))
