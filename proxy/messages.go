@@ -144,20 +144,26 @@ func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest) error {
 	}
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {
-		size := 16
-		for _, b := range blocksOf(m.Content) {
-			size += len(b.Text) + len(b.Input) + len(b.Thinking) + 16
-			if b.Content != nil {
-				size += len(b.Content.Join("\n"))
-			}
-		}
-		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: size/4 + 1}
+		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: anthropicTokens(m)}
 	}
 	drop := truncate(infos, budget)
 	if drop == nil {
 		return nil
 	}
 	return req.SetMessages(keep(msgs, drop))
+}
+
+// anthropicTokens estimates a message's tokens for truncation from the
+// sizes of its blocks.
+func anthropicTokens(m anthropic.Message) int {
+	size := 16
+	for _, b := range blocksOf(m.Content) {
+		size += len(b.Text) + len(b.Input) + len(b.Thinking) + 16
+		if b.Content != nil {
+			size += len(b.Content.Join("\n"))
+		}
+	}
+	return size/4 + 1
 }
 
 // blocksOf returns block content's blocks, and other content as one text

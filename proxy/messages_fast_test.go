@@ -50,7 +50,8 @@ func hasUserContentByBlocks(c anthropic.Content) bool {
 }
 
 // truncateAnthropicByDecoding is truncateAnthropic as it was, given the
-// messages anthropicConvByDecoding decoded.
+// messages anthropicConvByDecoding decoded (the size estimate is
+// unchanged, and shared).
 func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msgs []anthropic.Message) error {
 	budget := s.cfg.MaxContextTokens
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
@@ -58,14 +59,7 @@ func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msg
 	}
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {
-		size := 16
-		for _, b := range blocksOf(m.Content) {
-			size += len(b.Text) + len(b.Input) + len(b.Thinking) + 16
-			if b.Content != nil {
-				size += len(b.Content.Join("\n"))
-			}
-		}
-		infos[i] = msgInfo{user: m.Role == "user" && hasUserContentByBlocks(m.Content), tokens: size/4 + 1}
+		infos[i] = msgInfo{user: m.Role == "user" && hasUserContentByBlocks(m.Content), tokens: anthropicTokens(m)}
 	}
 	drop := truncate(infos, budget)
 	if drop == nil {

@@ -47,6 +47,24 @@ func ParseMessagesRequest(body []byte) (*MessagesRequest, error) {
 // validate checks the members the proxy relies on. The body must be valid
 // UTF-8, as ParseMessagesRequest has checked.
 func (r *MessagesRequest) validate() error {
+	if err := r.checkTypes(); err != nil {
+		return err
+	}
+	raw := r.obj.Get("messages")
+	if isNull(raw) {
+		return invalid(CodeMissingMessages, "messages: field required")
+	}
+	split, err := splitMessages(raw, true)
+	if err != nil {
+		return err
+	}
+	r.msgs = split
+	return nil
+}
+
+// checkTypes checks the types of the top-level members other than
+// "messages".
+func (r *MessagesRequest) checkTypes() error {
 	checks := []struct {
 		name, desc string
 		ok         func(json.RawMessage) bool
@@ -63,15 +81,6 @@ func (r *MessagesRequest) validate() error {
 			return invalid(CodeInvalidType, "%s: must be %s", c.name, c.desc)
 		}
 	}
-	raw := r.obj.Get("messages")
-	if isNull(raw) {
-		return invalid(CodeMissingMessages, "messages: field required")
-	}
-	split, err := splitMessages(raw, true)
-	if err != nil {
-		return err
-	}
-	r.msgs = split
 	return nil
 }
 

@@ -11,23 +11,11 @@ import (
 )
 
 // validateByDecoding is validate as it was before the fast path, with
-// encoding/json: the reference for FuzzValidateAgrees.
+// encoding/json: the reference for FuzzValidateAgrees. The member type
+// checks are unchanged, and shared.
 func validateByDecoding(r *MessagesRequest) error {
-	checks := []struct {
-		name, desc string
-		ok         func(json.RawMessage) bool
-	}{
-		{"model", "a string", func(v json.RawMessage) bool { return firstByte(v) == '"' }},
-		{"stream", "a boolean", isBool},
-		{"max_tokens", "an integer", isInteger},
-		{"system", "a string or an array of text blocks", func(v json.RawMessage) bool {
-			return firstByte(v) == '"' || firstByte(v) == '['
-		}},
-	}
-	for _, c := range checks {
-		if v := r.obj.Get(c.name); !isNull(v) && !c.ok(v) {
-			return invalid(CodeInvalidType, "%s: must be %s", c.name, c.desc)
-		}
+	if err := r.checkTypes(); err != nil {
+		return err
 	}
 	raw := r.obj.Get("messages")
 	if isNull(raw) {
