@@ -140,12 +140,7 @@ func (r *MessagesRequest) InjectSystem(text string) error {
 	switch firstByte(raw) {
 	case '[':
 		blocks, _ := rawjson.SplitArray(raw) // raw, a parsed member, is an array
-		b, err := marshalJSON(Block{Type: "text", Text: text})
-		if err != nil {
-			return fmt.Errorf("inject system: %w", err)
-		}
-		r.obj.Set("system", rawArray(append(blocks, b)))
-		return nil
+		return r.setSystemBlocks(blocks, text)
 	case '"':
 		if len(raw) > len(`""`) {
 			r.obj.Set("system", appendToString(raw, text))
@@ -153,6 +148,16 @@ func (r *MessagesRequest) InjectSystem(text string) error {
 		}
 	}
 	return r.SetFieldValue("system", text)
+}
+
+// setSystemBlocks sets "system" to blocks followed by a text block.
+func (r *MessagesRequest) setSystemBlocks(blocks []json.RawMessage, text string) error {
+	b, err := marshalJSON(Block{Type: "text", Text: text})
+	if err != nil {
+		return fmt.Errorf("inject system: %w", err)
+	}
+	r.obj.Set("system", rawArray(append(blocks, b)))
+	return nil
 }
 
 // appendToString returns the non-empty JSON string raw with "\n\n"+text

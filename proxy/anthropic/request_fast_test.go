@@ -88,12 +88,7 @@ func injectSystemByDecoding(r *MessagesRequest, text string) error {
 		if err := json.Unmarshal(raw, &blocks); err != nil {
 			return fmt.Errorf("inject system: %w", err)
 		}
-		b, err := marshalJSON(Block{Type: "text", Text: text})
-		if err != nil {
-			return fmt.Errorf("inject system: %w", err)
-		}
-		r.obj.Set("system", rawArray(append(blocks, b)))
-		return nil
+		return r.setSystemBlocks(blocks, text)
 	case '"':
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
