@@ -18,6 +18,7 @@ import (
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
 )
 
 // ask sends one user message through the proxy and returns the answer's
@@ -215,4 +216,41 @@ func TestNotReadyWhenTheServiceRefusesTheKey(t *testing.T) {
 	}
 	cancel()
 	must(t, <-done)
+}
+
+// TestForcedOptionsGoToLLM: a forced tool call or structured output is
+// something the policy cannot promise, so it answers 501 and the proxy
+// serves the turn from llm.*, which gets the options as sent.
+func TestForcedOptionsGoToLLM(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	e.startProxy()
+	tool := openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{Name: "get_weather",
+		Parameters: shared.FunctionParameters{"type": "object"}})
+	for name, params := range map[string]openai.ChatCompletionNewParams{
+		"s-required": {Tools: []openai.ChatCompletionToolUnionParam{tool},
+			ToolChoice: openai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: openai.String("required")}},
+		"s-json": {ResponseFormat: openai.ChatCompletionNewParamsResponseFormatUnion{OfJSONObject: &shared.ResponseFormatJSONObjectParam{}}},
+	} {
+		params.Model = "m"
+		params.Messages = []openai.ChatCompletionMessageParamUnion{openai.UserMessage("weather in Paris?")}
+		client := openaiClient(e, name)
+		got, err := client.Chat.Completions.New(context.Background(), params)
+		must(t, err)
+		turns := e.turns(name, 1)
+		if got.Choices[0].Message.Content != fakeupstream.DefaultText || e.hasSample(turns[0].ID) {
+			t.Errorf("%s: answer %q", name, got.Choices[0].Message.Content)
+		}
+	}
+	var required, json bool
+	for _, r := range e.up.Requests() {
+		required = required || bytes.Contains(r.Body, []byte(`"tool_choice":"required"`))
+		json = json || bytes.Contains(r.Body, []byte(`"response_format":{"type":"json_object"}`))
+	}
+	if !required || !json {
+		t.Errorf("llm.* did not get the options: tool_choice %v, response_format %v", required, json)
+	}
+	if n := len(e.fake.Samples()); n != 0 {
+		t.Errorf("%d samples taken", n)
+	}
 }

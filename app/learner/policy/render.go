@@ -69,6 +69,8 @@ type job struct {
 	params       tinker.SamplingParams
 	stops        []string // the request's stop strings
 	thinking     bool     // the prompt opened a <think> block
+	noTools      bool     // tool_choice "none": the answer is read as text
+	oneCall      bool     // parallel_tool_calls false: at most one call
 }
 
 // httpError is a request the policy answers with an error status.
@@ -101,16 +103,25 @@ func (rt *runtime) prepare(body []byte, maxTokens int) (*job, error) {
 	if _, err := req.Tools(); err != nil {
 		return nil, badRequest("invalid_tools", "invalid 'tools': %v", err)
 	}
+	noTools, err := checkOptions(req)
+	if err != nil {
+		return nil, err
+	}
 	opts, err := templateOptions(req)
 	if err != nil {
 		return nil, err
 	}
-	text, err := rt.tmpl.Render(req.Field("messages"), req.Field("tools"), opts)
+	tools := req.Field("tools")
+	if noTools {
+		tools = nil
+	}
+	text, err := rt.tmpl.Render(req.Field("messages"), tools, opts)
 	if err != nil {
 		return nil, badRequest("template_error", "the policy model's chat template cannot render this conversation: %v", err)
 	}
 	j := &job{model: req.Model(), stream: req.Stream(), includeUsage: req.IncludeUsage(),
-		prompt: rt.tok.Encode(text), stops: nonEmpty(req.Stop()), thinking: opensThink(text)}
+		prompt: rt.tok.Encode(text), stops: nonEmpty(req.Stop()), thinking: opensThink(text),
+		noTools: noTools, oneCall: string(req.Field("parallel_tool_calls")) == "false"}
 	if len(j.prompt) == 0 {
 		return nil, badRequest("empty_prompt", "the conversation renders to an empty prompt")
 	}
@@ -142,12 +153,57 @@ func checkMessages(req *openai.ChatRequest) error {
 	return nil
 }
 
+// checkOptions refuses the options the policy model cannot honour, with
+// 501 so that the proxy serves the turn from llm.* instead (not trainable,
+// but answered as asked): more than one choice (n), a forced tool call
+// (tool_choice "required" or a named function), structured output
+// (response_format other than text) and log-probabilities. It reports
+// whether tool_choice is "none", which the policy honours: the
+// conversation is rendered without its tools and the answer read as text.
+func checkOptions(req *openai.ChatRequest) (noTools bool, err error) {
+	unsupported := func(format string, args ...any) error {
+		return &httpError{status: http.StatusNotImplemented, code: "unsupported_parameter", msg: fmt.Sprintf(format, args...)}
+	}
+	if raw := req.Field("n"); given(raw) {
+		var n int
+		if json.Unmarshal(raw, &n) != nil || n != 1 {
+			return false, unsupported("'n' is %s; the policy model gives one choice", raw)
+		}
+	}
+	if raw := req.Field("response_format"); given(raw) {
+		var rf struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(raw, &rf) != nil || rf.Type != "text" {
+			return false, unsupported("'response_format' %s: the policy model cannot constrain its output", raw)
+		}
+	}
+	if raw := req.Field("logprobs"); given(raw) && string(raw) != "false" {
+		return false, unsupported("'logprobs': the policy does not return log-probabilities")
+	}
+	if raw := req.Field("tool_choice"); given(raw) {
+		tc, ok := req.ToolChoice()
+		switch {
+		case ok && tc.Mode == "none":
+			return true, nil
+		case !ok || tc.Mode != "auto":
+			// "required", a named function, allowed_tools, custom tools, or
+			// a shape llm.* may know and the policy does not.
+			return false, unsupported("'tool_choice' %s: the policy model cannot be made to call a tool", raw)
+		}
+	}
+	return false, nil
+}
+
+// given reports whether a member is present and not null.
+func given(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+
 // templateOptions reads chat_template_kwargs (a vLLM extension, e.g.
 // {"enable_thinking": false}) into the rendering options.
 func templateOptions(req *openai.ChatRequest) (chattmpl.Options, error) {
 	opts := chattmpl.Options{AddGenerationPrompt: true}
 	raw := req.Field("chat_template_kwargs")
-	if len(raw) == 0 || string(raw) == "null" {
+	if !given(raw) {
 		return opts, nil
 	}
 	var kw map[string]json.RawMessage

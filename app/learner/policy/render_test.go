@@ -122,6 +122,39 @@ func TestPrepareOptions(t *testing.T) {
 	}
 }
 
+// TestPrepareToolChoice: "auto", n 1, a text response_format and logprobs
+// false are served; "none" renders the conversation without its tools;
+// parallel_tool_calls false allows one call.
+func TestPrepareToolChoice(t *testing.T) {
+	t.Parallel()
+	rt := testRuntime(t)
+	const tools = `"tools":[{"type":"function","function":{"name":"get_weather","description":"Weather of a city","parameters":{"type":"object"}}}]`
+	render := func(extra string) (*job, string) {
+		t.Helper()
+		j, err := rt.prepare([]byte(`{"messages":[{"role":"user","content":"hi"}],`+tools+extra+`}`), 9)
+		if err != nil {
+			t.Fatalf("%s: %v", extra, err)
+		}
+		return j, rt.tok.Decode(j.prompt)
+	}
+	_, plain := render("")
+	if !strings.Contains(plain, "get_weather") {
+		t.Fatalf("tools not rendered: %q", plain)
+	}
+	for _, extra := range []string{`,"tool_choice":"auto"`, `,"n":1`, `,"response_format":{"type":"text"}`, `,"logprobs":false`, `,"n":null`} {
+		if j, p := render(extra); p != plain || j.noTools || j.oneCall {
+			t.Errorf("%s: prompt %q, job %+v", extra, p, j)
+		}
+	}
+	j, none := render(`,"tool_choice":"none"`)
+	if !j.noTools || strings.Contains(none, "get_weather") || !strings.Contains(none, "user\nhi<|im_end|>") {
+		t.Errorf("tool_choice none: noTools %v, prompt %q", j.noTools, none)
+	}
+	if j, _ := render(`,"parallel_tool_calls":false`); !j.oneCall {
+		t.Error("parallel_tool_calls false not kept")
+	}
+}
+
 func TestPrepareErrors(t *testing.T) {
 	t.Parallel()
 	rt := testRuntime(t)
@@ -140,6 +173,18 @@ func TestPrepareErrors(t *testing.T) {
 		{"bad kwargs", `{"messages":[{"role":"user","content":"hi"}],"chat_template_kwargs":[1]}`, http.StatusBadRequest, "invalid_type"},
 		{"negative temperature", `{"messages":[{"role":"user","content":"hi"}],"temperature":-1}`, http.StatusBadRequest, "invalid_type"},
 		{"zero max tokens", `{"messages":[{"role":"user","content":"hi"}],"max_tokens":0}`, http.StatusBadRequest, "invalid_type"},
+		{"two choices", `{"messages":[{"role":"user","content":"hi"}],"n":2}`, http.StatusNotImplemented, "unsupported_parameter"},
+		{"n not a number", `{"messages":[{"role":"user","content":"hi"}],"n":"1"}`, http.StatusNotImplemented, "unsupported_parameter"},
+		{"json output", `{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_object"}}`, http.StatusNotImplemented, "unsupported_parameter"},
+		{"schema output", `{"messages":[{"role":"user","content":"hi"}],"response_format":{"type":"json_schema","json_schema":{"name":"x","schema":{}}}}`,
+			http.StatusNotImplemented, "unsupported_parameter"},
+		{"logprobs", `{"messages":[{"role":"user","content":"hi"}],"logprobs":true}`, http.StatusNotImplemented, "unsupported_parameter"},
+		{"required tool", `{"messages":[{"role":"user","content":"hi"}],"tool_choice":"required"}`, http.StatusNotImplemented, "unsupported_parameter"},
+		{"named tool", `{"messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"function","function":{"name":"f"}}}`,
+			http.StatusNotImplemented, "unsupported_parameter"},
+		{"allowed tools", `{"messages":[{"role":"user","content":"hi"}],"tool_choice":{"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[]}}}`,
+			http.StatusNotImplemented, "unsupported_parameter"},
+		{"unknown tool choice", `{"messages":[{"role":"user","content":"hi"}],"tool_choice":"sometimes"}`, http.StatusNotImplemented, "unsupported_parameter"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

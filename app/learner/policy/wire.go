@@ -40,6 +40,13 @@ func (rt *runtime) decodeAnswer(j *job, seq tinker.SampledSequence) answer {
 	st := toolparse.NewStream(rt.format, j.thinking)
 	st.Write(text)
 	r := st.Result()
+	switch {
+	case j.noTools && len(r.ToolCalls) > 0:
+		// tool_choice "none", yet the model wrote a call: it is text.
+		r = toolparse.Result{Content: strings.TrimSpace(text)}
+	case j.oneCall && len(r.ToolCalls) > 1:
+		r.ToolCalls = r.ToolCalls[:1]
+	}
 	a := answer{content: r.Content, reasoning: r.Reasoning, calls: r.ToolCalls, finish: "stop",
 		usage: openai.Usage{PromptTokens: len(j.prompt), CompletionTokens: len(seq.Tokens),
 			TotalTokens: len(j.prompt) + len(seq.Tokens)}}

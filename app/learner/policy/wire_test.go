@@ -46,6 +46,12 @@ func TestDecodeAnswer(t *testing.T) {
 		{"text and two calls", "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n" +
 			"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}\n</tool_call>", true, "stop", job{}, "Checking.", "",
 			[]string{`get_weather {"city": "Paris"}`, `get_weather {"city": "Rome"}`}, "tool_calls"},
+		{"one call allowed", "Checking.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>\n" +
+			"<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Rome\"}}\n</tool_call>", true, "stop", job{oneCall: true}, "Checking.", "",
+			[]string{`get_weather {"city": "Paris"}`}, "tool_calls"},
+		{"no tools: a call is text", `Sure. <tool_call>{"name":"get_weather","arguments":{}}</tool_call>`, true, "stop", job{noTools: true},
+			`Sure. <tool_call>{"name":"get_weather","arguments":{}}</tool_call>`, "", nil, "stop"},
+		{"no tools: plain", "It is sunny.", true, "stop", job{noTools: true}, "It is sunny.", "", nil, "stop"},
 		{"length", "It is sun", false, "length", job{}, "It is sun", "", nil, "length"},
 		{"stop string cut", "one two END three", false, "stop", job{stops: []string{"END"}}, "one two ", "", nil, "stop"},
 	}
