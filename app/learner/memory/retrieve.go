@@ -179,6 +179,12 @@ func (r *Retriever) Select(ctx context.Context, scope string, msgs []Message) (S
 	if err != nil {
 		return sel, err
 	}
+	ix.mu.RLock()
+	empty := ix.live == 0
+	ix.mu.RUnlock()
+	if empty { // nothing to rank: no query embedding, no tokenizing
+		return sel, nil
+	}
 	qv := r.queryVector(ctx, sel.Query)
 	ix.mu.RLock()
 	pinned := r.pinned(ix)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -240,5 +241,55 @@ func TestIndexIncrementalMatchesRebuild(t *testing.T) {
 				t.Errorf("%q hit %d: incremental %d (%.4f), rebuilt %d (%.4f)", q, i, a[i].e.id, a[i].score, b[i].e.id, b[i].score)
 			}
 		}
+	}
+}
+
+// countingEmbedder embeds every text as the same unit vector and counts the
+// query embeddings (calls of one text).
+type countingEmbedder struct{ queries atomic.Int64 }
+
+func (e *countingEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if len(texts) == 1 {
+		e.queries.Add(1)
+	}
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = []float32{1, 0}
+	}
+	return out, nil
+}
+
+// TestEmptyScopeSkipsTheQuery: a scope without memories answers at once,
+// without embedding the query (a call to the embeddings endpoint on every
+// turn of a person who has no memories yet); once it has one, it is
+// searched.
+func TestEmptyScopeSkipsTheQuery(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	ctx := context.Background()
+	emb := &countingEmbedder{}
+	r := NewRetriever(db, RetrieveOptions{Mode: ModeHybrid, MaxUnits: 4, MaxTokens: 800}, emb, nil, nil)
+	t.Cleanup(r.Close)
+	r.checkEvery = 0
+	msgs := []Message{{Role: "user", Text: "Set up my editor theme please"}}
+	sel, err := r.Select(ctx, "carol", msgs)
+	if err != nil || len(sel.Memories) != 0 || sel.Query == "" || emb.queries.Load() != 0 {
+		t.Fatalf("empty scope: %+v, %v; %d query embeddings", sel, err, emb.queries.Load())
+	}
+	seed(t, db, "carol", store.MemoryInput{Type: store.MemoryPreference, Topic: "editor theme", Content: "The user likes a dark editor theme."})
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) { // the index is rebuilt in the background
+		sel, err = r.Select(ctx, "carol", msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(sel.Memories) == 1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the new memory never reached the index")
+		}
+	}
+	if emb.queries.Load() == 0 {
+		t.Error("the query of a scope with memories was not embedded")
 	}
 }
