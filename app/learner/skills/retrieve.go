@@ -65,6 +65,8 @@ type Retriever struct {
 	mu      sync.Mutex // guards lib and checked
 	lib     *library
 	checked time.Time
+
+	noRecall bool // benchmarks of the search itself: never answer from recent
 }
 
 // NewRetriever makes a retriever; emb may be nil, and then every mode
@@ -74,17 +76,76 @@ func NewRetriever(db *store.DB, opts Options, emb *Embedder) *Retriever {
 }
 
 // Select picks the skills for a conversation's latest user request.
+//
+// The query is the latest user messages, which stay the same through an
+// agent's tool loop (its turns add assistant and tool messages), so the
+// library remembers its latest selections by query: a repeated query is
+// answered from memory until the skills change. The returned Selection
+// may be shared with other callers; its slices must not be modified.
 func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, error) {
 	sel := Selection{Query: CleanQuery(msgs)}
 	if sel.Query == "" {
 		return sel, nil
 	}
-	cands, err := r.candidates(ctx, sel.Query)
+	lib, err := r.library(ctx)
+	if err != nil {
+		return sel, err
+	}
+	if got, ok := lib.recent.get(sel.Query); ok && !r.noRecall {
+		return got, nil
+	}
+	cands, whole, err := r.candidates(ctx, sel.Query)
 	if err != nil {
 		return sel, err
 	}
 	r.fit(&sel, cands)
+	if whole {
+		lib.recent.put(sel.Query, sel)
+	}
 	return sel, nil
+}
+
+// recentSelections remembers the latest selections of a library by query,
+// in two generations: when the current one is full it becomes the previous
+// one, and a query found there moves back to the current one. It holds
+// between maxRecent and twice as many, the most recently used.
+type recentSelections struct {
+	mu        sync.Mutex
+	cur, prev map[string]Selection
+}
+
+// maxRecent is the size of a generation: a few selections for each agent
+// session running at once.
+const maxRecent = 64
+
+func (rs *recentSelections) get(q string) (Selection, bool) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if s, ok := rs.cur[q]; ok {
+		return s, true
+	}
+	s, ok := rs.prev[q]
+	if ok {
+		rs.add(q, s)
+	}
+	return s, ok
+}
+
+func (rs *recentSelections) put(q string, s Selection) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.add(q, s)
+}
+
+// add puts s in the current generation; rs.mu held.
+func (rs *recentSelections) add(q string, s Selection) {
+	if len(rs.cur) >= maxRecent {
+		rs.prev, rs.cur = rs.cur, nil
+	}
+	if rs.cur == nil {
+		rs.cur = make(map[string]Selection, maxRecent)
+	}
+	rs.cur[q] = s
 }
 
 type candidate struct {
@@ -92,33 +153,35 @@ type candidate struct {
 	score float64
 }
 
-func (r *Retriever) candidates(ctx context.Context, q string) ([]candidate, error) {
+// candidates ranks the skills for q; whole is false when hybrid search
+// fell back to keywords alone (the embeddings failed), a result not worth
+// remembering.
+func (r *Retriever) candidates(ctx context.Context, q string) (cands []candidate, whole bool, err error) {
 	mode := r.opts.Mode
 	if r.emb == nil {
 		mode = ModeKeyword
 	}
 	var kw, em []candidate
-	var err error
 	if mode != ModeEmbedding {
 		if kw, err = r.keyword(ctx, q); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 	if mode != ModeKeyword {
 		if em, err = r.embedding(ctx, q); err != nil {
 			if mode == ModeEmbedding {
-				return nil, err
+				return nil, false, err
 			}
-			em = nil // hybrid degrades to keyword when embeddings fail
+			return kw, false, nil // hybrid degrades to keyword when embeddings fail
 		}
 	}
 	switch mode {
 	case ModeKeyword:
-		return kw, nil
+		return kw, true, nil
 	case ModeEmbedding:
-		return em, nil
+		return em, true, nil
 	}
-	return fuse(kw, em), nil
+	return fuse(kw, em), true, nil
 }
 
 func (r *Retriever) keyword(ctx context.Context, q string) ([]candidate, error) {

@@ -21,6 +21,8 @@ type library struct {
 	stamp string
 	bm25  *bm25Index
 	vecs  [][]float32 // parallel to bm25.docs; nil until embeddings are needed
+	// recent are the latest selections made from this snapshot.
+	recent recentSelections
 }
 
 // library returns the current snapshot, rebuilding it when the skills
