@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -43,10 +44,25 @@ func BenchmarkRecordTurns(b *testing.B) {
 // BenchmarkRecordSession records agent sessions turn by turn (40 turns
 // each, 56 KB a request on average; the sessions share the system prompt
 // and tools, not the conversation) and reports, besides ns per turn, the
-// bytes a turn adds to the database's turns and request_parts.
+// bytes a turn adds to the database's turns and request_parts. In
+// changing-skills the injected text after the 16 KB system prompt differs
+// on every turn; in tool-loop it stays the same, as through an agent's
+// tool loop, so each request begins with all of the one before.
 //
 //	go test -run '^$' -bench BenchmarkRecordSession -benchtime 2000x ./store/
 func BenchmarkRecordSession(b *testing.B) {
+	for _, loop := range []bool{false, true} {
+		name := "changing-skills"
+		if loop {
+			name = "tool-loop"
+		}
+		b.Run(name, func(b *testing.B) { benchRecordSession(b, loop) })
+	}
+}
+
+var skillOfTurn = regexp.MustCompile(`Skill chosen for turn \d+`)
+
+func benchRecordSession(b *testing.B, loop bool) {
 	db, err := Open(filepath.Join(b.TempDir(), "metaclaw.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -56,6 +72,11 @@ func BenchmarkRecordSession(b *testing.B) {
 	sessions := make([][][]byte, (b.N+turns-1)/turns)
 	for i := range sessions {
 		sessions[i] = agentSessionSeed(turns, false, uint64(i))
+		if loop {
+			for j, r := range sessions[i] {
+				sessions[i][j] = skillOfTurn.ReplaceAll(r, []byte("Skill chosen for this request"))
+			}
+		}
 	}
 	ctx := context.Background()
 	b.ResetTimer()

@@ -90,18 +90,7 @@ type chunk struct {
 // (skelVersion, then each chunk's SHA-256 in order) and the chunks; it
 // reports false for a request to store whole.
 func splitRequest(req []byte) (skel []byte, parts []chunk, ok bool) {
-	if len(req) < partsFrom {
-		return nil, nil, false
-	}
-	skel = append(make([]byte, 0, 1+(len(req)/chunkMin+1)*sha256.Size), skelVersion)
-	for rest := req; len(rest) > 0; {
-		n := cut(rest)
-		c := chunk{hash: sha256.Sum256(rest[:n]), body: rest[:n]}
-		skel = append(skel, c.hash[:]...)
-		parts = append(parts, c)
-		rest = rest[n:]
-	}
-	return skel, parts, true
+	return splitRequestAfter(req, nil)
 }
 
 // errSkeleton reports a skeleton that does not parse.
@@ -169,14 +158,17 @@ func (c *partCache) add(hs map[[sha256.Size]byte]struct{}) {
 
 const insertPartSQL = `INSERT INTO request_parts(hash, body) VALUES(?, ?) ON CONFLICT(hash) DO NOTHING`
 
-// storedRequest returns what to store for req and its form, inserting
+// storedRequest returns what to store for req, a request of session, and
+// its form, inserting
 // the parts it refers to that are neither known to be stored nor in added
 // (the parts this transaction inserted), and adding theirs to added.
-func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, req []byte, added map[[sha256.Size]byte]struct{}) ([]byte, int, error) {
-	skel, parts, ok := splitRequest(req)
+func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, session string, req []byte, added map[[sha256.Size]byte]struct{}) ([]byte, int, error) {
+	memo := db.memos.take(session)
+	skel, parts, ok := splitRequestAfter(req, memo)
 	if !ok {
 		return req, formRaw, nil
 	}
+	db.memos.put(session, memo.remember(req, parts))
 	for _, p := range parts {
 		if _, ok := added[p.hash]; ok || db.parts.has(p.hash) {
 			continue

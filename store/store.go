@@ -35,7 +35,8 @@ type DB struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // guarded by stmtMu: statements prepared once, reused on every connection
 
-	parts partCache // request parts known to be stored (see request_parts.go)
+	parts partCache  // request parts known to be stored (see request_parts.go)
+	memos splitMemos // sessions' last split requests (see request_resplit.go)
 }
 
 // stmt returns the prepared statement for query, preparing it on first use.

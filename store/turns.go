@@ -100,7 +100,7 @@ func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
 	}
 	added := make(map[[sha256.Size]byte]struct{})
 	for _, t := range turns {
-		req, form, err := db.storedRequest(ctx, part, t.Request, added)
+		req, form, err := db.storedRequest(ctx, part, t.SessionID, t.Request, added)
 		if err != nil {
 			return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
 		}
