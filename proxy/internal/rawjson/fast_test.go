@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -73,9 +74,39 @@ func TestSplitArray(t *testing.T) {
 	}
 }
 
+// TestPlainRun holds the word test to the byte table: every byte value at
+// every position of otherwise plain words, alone and followed by every
+// other byte value.
+func TestPlainRun(t *testing.T) {
+	want := func(w []byte) int {
+		for i, c := range w {
+			if c >= utf8.RuneSelf || !plainASCII[c] {
+				return i / 8 * 8
+			}
+		}
+		return len(w) / 8 * 8
+	}
+	for pos := range 16 {
+		for c := range 256 {
+			w := []byte("abcdefghijklmnopqr")
+			w[pos] = byte(c)
+			if got := plainRun(string(w)); got != want(w) {
+				t.Fatalf("plainRun(%q) = %d, want %d", w, got, want(w))
+			}
+			for c2 := range 256 {
+				w[pos+1] = byte(c2)
+				if got := plainRun(string(w)); got != want(w) {
+					t.Fatalf("plainRun(%q) = %d, want %d", w, got, want(w))
+				}
+			}
+		}
+	}
+}
+
 // FuzzAppendString holds AppendString to encoding/json's output.
 func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "q\"b\\s\n\r\t\b\f\x00\x1f", "é😀", "\u2028\u2029", "\xff\xfe", "<a&b>"} {
+	for _, s := range []string{"", "plain", "q\"b\\s\n\r\t\b\f\x00\x1f", "é😀", "\u2028\u2029", "\xff\xfe", "<a&b>",
+		"eight ok", "a longer plain run, then \"quoted\" and a\nnew line, then 😀 and \x01 after sixteen"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -124,5 +155,22 @@ func TestMarshalMarshalers(t *testing.T) {
 		if err != nil || string(got) != string(want) {
 			t.Errorf("Marshal(%#v) = %s, %v; want %s", v, got, err, want)
 		}
+	}
+}
+
+// BenchmarkAppendStringBody escapes Markdown as the proxy injects it: about
+// 5.6 KB of skills, a new line every 80 bytes or so, a few quotes.
+//
+//	go test -run '^$' -bench BenchmarkAppendStringBody ./proxy/internal/rawjson/
+func BenchmarkAppendStringBody(b *testing.B) {
+	var sb strings.Builder
+	for sb.Len() < 5600 {
+		sb.WriteString("## Reproduce before fixing\n_Use when a test fails._\n\nRun the failing test alone with `-run` and read the \"whole\" failure.\n")
+	}
+	s := sb.String()
+	buf := make([]byte, 0, 2*len(s))
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = AppendStringBody(buf[:0], s)
 	}
 }

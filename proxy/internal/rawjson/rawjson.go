@@ -216,6 +216,10 @@ func AppendString(dst []byte, s string) []byte {
 func AppendStringBody(dst []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
+		i += plainRun(s[i:])
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf && plainASCII[c] {
 			i++
@@ -241,6 +245,28 @@ func AppendStringBody(dst []byte, s string) []byte {
 		start = i
 	}
 	return append(dst, s[start:]...)
+}
+
+// plainRun returns how many bytes at the start of s a JSON string holds
+// as they are (plainASCII), testing eight at a time in a word, and stops
+// at the first word holding another byte (or the last few bytes), for the
+// byte loop to go on from. In a word with no top bit set, a byte below
+// 0x20, '"' or '\\' sets its lane's top bit in one of the three
+// differences; a borrow from it can set a later lane's too, which only
+// stops the run early, never late.
+func plainRun(s string) int {
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := s[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		quote, backslash := x^('"'*lo), x^('\\'*lo) // zero bytes where they are
+		if (x|(x-0x20*lo)|(quote-lo)|(backslash-lo))&hi != 0 {
+			break
+		}
+	}
+	return i
 }
 
 // plainASCII marks the ASCII bytes a JSON string holds as they are.
