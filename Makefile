@@ -33,7 +33,7 @@ bench: ## run the benchmarks (startup, proxy overhead, RSS under load); print ea
 	$(GO) test -run '^$$' -bench '^BenchmarkRecordTurns$$' -benchtime 20000x -count $(BENCH_COUNT) ./store/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkRecordSession$$' -benchtime 2000x -count $(BENCH_COUNT) ./store/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkLargeRequest$$' -benchtime 1000x -count $(BENCH_COUNT) ./proxy/ && \
-	$(GO) test -run '^$$' -bench '^Benchmark(Direct|Proxy|ProxyBare|HopFloor)$$' -benchtime 5000x -count $(BENCH_COUNT) ./proxy/; \
+	$(GO) test -run '^$$' -bench '^Benchmark(Direct|Proxy|ProxyBare|ProxyParts|HopFloor)$$' -benchtime 5000x -count $(BENCH_COUNT) ./proxy/; \
 	} | grep -E '^(Benchmark|ok|FAIL|--- FAIL|\s+\S+\.go:[0-9]+: )' | awk '$(BENCH_SUMMARY)'
 
 # BENCH_SUMMARY prints the benchmark lines as they come, then the median of

@@ -169,17 +169,17 @@ func startBenchProxy(b *testing.B, upstreamBase string) (string, *proxy.Server) 
 // startBenchProxyWith starts the proxy; without work it neither records
 // nor injects, which measures the HTTP hop alone.
 func startBenchProxyWith(b *testing.B, upstreamBase string, work bool) (string, *proxy.Server) {
-	return startBench(b, upstreamBase, "custom", work)
+	return startBench(b, upstreamBase, "custom", work, work)
 }
 
 // startBenchProxyFor starts the proxy, recording and injecting, in front of
 // an upstream of the given provider preset ("custom" speaks OpenAI's API,
 // "anthropic" Anthropic's).
 func startBenchProxyFor(b *testing.B, upstreamBase, provider string) (string, *proxy.Server) {
-	return startBench(b, upstreamBase, provider, true)
+	return startBench(b, upstreamBase, provider, true, true)
 }
 
-func startBench(b *testing.B, upstreamBase, provider string, work bool) (string, *proxy.Server) {
+func startBench(b *testing.B, upstreamBase, provider string, record, inject bool) (string, *proxy.Server) {
 	db, err := store.Open(filepath.Join(b.TempDir(), "metaclaw.db"))
 	if err != nil {
 		b.Fatal(err)
@@ -192,8 +192,11 @@ func startBench(b *testing.B, upstreamBase, provider string, work bool) (string,
 	cfg.LLM.APIKey = "sk-bench-0123456789"
 	cfg.Proxy.Host = "127.0.0.1"
 	opts := proxy.Options{Config: cfg, Recorder: db, Injectors: []proxy.Injector{benchInjector{}}}
-	if !work {
-		opts.Recorder, opts.Injectors = nil, nil
+	if !record {
+		opts.Recorder = nil
+	}
+	if !inject {
+		opts.Injectors = nil
 	}
 	srv := proxy.New(opts)
 	if err := srv.Listen("127.0.0.1:0"); err != nil {
@@ -244,6 +247,23 @@ func BenchmarkProxyBare(b *testing.B) {
 	base, _ := startBenchProxyWith(b, upBase, false)
 	runBenchSuite(b, benchTarget{url: base + "/v1/chat/completions", client: benchClient(b),
 		body: benchBody(false), stream: benchBody(true)})
+}
+
+// BenchmarkProxyParts splits BenchmarkProxy's cost at 32 clients: the
+// proxy recording without injecting, and injecting without recording
+// (against BenchmarkProxyBare, which does neither, and BenchmarkProxy,
+// which does both).
+func BenchmarkProxyParts(b *testing.B) {
+	for _, p := range []struct {
+		name           string
+		record, inject bool
+	}{{"record-only", true, false}, {"inject-only", false, true}} {
+		b.Run(p.name+"-c32", func(b *testing.B) {
+			_, upBase := startBenchUpstream(b)
+			base, _ := startBench(b, upBase, "custom", p.record, p.inject)
+			benchLoad(b, benchTarget{url: base + "/v1/chat/completions", client: benchClient(b), body: benchBody(false)}, 32, false)
+		})
+	}
 }
 
 // checkInjected sends one request through the proxy with the fake's
