@@ -195,19 +195,24 @@ func TestOutsideChangesReachTheIndex(t *testing.T) {
 		t.Fatalf("empty scope gave %v", contents(sel.Memories))
 	}
 	seed(t, db, "s", store.MemoryInput{Type: store.MemoryFact, Content: "The team uses the Postgres database."})
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		sel, err := r.Select(ctx, "s", query)
+	selectOnce(t, r, "s", query, "an outside change never reached the index")
+}
+
+// selectOnce selects for msgs until one memory is chosen (the index is
+// rebuilt in the background), failing with why after 5 s.
+func selectOnce(t *testing.T, r *Retriever, scope string, msgs []Message, why string) Selection {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		sel, err := r.Select(context.Background(), scope, msgs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(sel.Memories) == 1 {
-			return
+			return sel
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("an outside change never reached the index")
+			t.Fatal(why)
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
@@ -277,18 +282,7 @@ func TestEmptyScopeSkipsTheQuery(t *testing.T) {
 		t.Fatalf("empty scope: %+v, %v; %d query embeddings", sel, err, emb.queries.Load())
 	}
 	seed(t, db, "carol", store.MemoryInput{Type: store.MemoryPreference, Topic: "editor theme", Content: "The user likes a dark editor theme."})
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) { // the index is rebuilt in the background
-		sel, err = r.Select(ctx, "carol", msgs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(sel.Memories) == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the new memory never reached the index")
-		}
-	}
+	selectOnce(t, r, "carol", msgs, "the new memory never reached the index")
 	if emb.queries.Load() == 0 {
 		t.Error("the query of a scope with memories was not embedded")
 	}
