@@ -10,10 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/metaclaw/metaclaw/proxy/retryafter"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -179,11 +179,12 @@ func retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status >= 500 && status != http.StatusNotImplemented
 }
 
-// delay is the wait before retry number attempt+1: Retry-After when the
-// upstream gave one (capped), else exponential backoff with full jitter.
+// delay is the wait before retry number attempt+1: what the upstream asked
+// for (Retry-After-Ms or Retry-After, capped), else exponential backoff with
+// full jitter.
 func (c *client) delay(attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
-		if d, ok := retryAfter(resp.Header.Get("Retry-After")); ok {
+		if d, ok := retryafter.Read(resp.Header, time.Now()); ok {
 			return min(d, c.maxBackoff)
 		}
 	}
@@ -192,19 +193,6 @@ func (c *client) delay(attempt int, resp *http.Response) time.Duration {
 		d = c.maxBackoff
 	}
 	return d/2 + rand.N(d/2+1)
-}
-
-func retryAfter(v string) (time.Duration, bool) {
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseFloat(v, 64); err == nil && secs >= 0 {
-		return time.Duration(secs * float64(time.Second)), true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(time.Until(t), 0), true
-	}
-	return 0, false
 }
 
 // classify turns a transport error into a 502 or 504 upstreamError.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
+	"github.com/metaclaw/metaclaw/proxy/retryafter"
 )
 
 // The SDKs' defaults when Poster.MaxRetryDelay is zero.
@@ -56,14 +56,14 @@ func retryable(res *response) bool {
 	}
 }
 
-// retryAfter reads the server's wait (see wait.RetryAfter). ok is false
+// retryAfter reads the server's wait (see retryafter.Read). ok is false
 // when it gave none; tooLong is true when the wait exceeds the cap.
 func (p *Poster) retryAfter(h http.Header, now time.Time) (d time.Duration, ok, tooLong bool) {
 	limit := p.MaxRetryDelay
 	if limit <= 0 {
 		limit = defaultRetryAfterCap
 	}
-	d, ok = wait.RetryAfter(h, now)
+	d, ok = retryafter.Read(h, now)
 	return d, ok, ok && d > limit
 }
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
+	"github.com/metaclaw/metaclaw/proxy/retryafter"
 )
 
 const (
@@ -156,10 +156,10 @@ func (c *Client) backoff(n int) time.Duration {
 	return time.Duration(float64(d) * (0.75 + 0.25*c.opts.Rand()))
 }
 
-// retryAfter reads the server's wait (see wait.RetryAfter); waits over
+// retryAfter reads the server's wait (see retryafter.Read); waits over
 // 60 s are ignored.
 func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
-	d, ok := wait.RetryAfter(h, now)
+	d, ok := retryafter.Read(h, now)
 	return d, ok && d <= 60*time.Second
 }
 

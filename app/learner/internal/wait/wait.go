@@ -1,6 +1,7 @@
-// Package wait has the learner's one context-aware sleep and its one
-// reading of a server's Retry-After, used by its clients' retries and
-// backoffs (llm, tinker, opd, policy). Only app/learner packages import it.
+// Package wait has the learner's one context-aware sleep, used by its
+// clients' retries and backoffs (llm, tinker, opd, policy); how long a
+// server asks them to wait is read by proxy/retryafter. Only app/learner
+// packages import it.
 package wait
 
 import (

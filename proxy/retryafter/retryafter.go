@@ -1,4 +1,7 @@
-package wait
+// Package retryafter reads how long a server asks its client to wait
+// before retrying. The proxy's upstream retries, the learner's LLM client
+// and its Tinker client share it.
+package retryafter
 
 import (
 	"errors"
@@ -9,13 +12,13 @@ import (
 	"time"
 )
 
-// RetryAfter reads how long a server asks the client to wait before
+// Read reads how long a server asks the client to wait before
 // retrying: Retry-After-Ms (milliseconds, as OpenAI's and Anthropic's APIs
 // and Tinker send it) when it is a usable number, or else Retry-After
 // (seconds, fractions allowed, or an HTTP date; a date in the past means
 // now). Waits too long for a Duration come back as the longest one. ok is
 // false when neither header is usable; callers apply their own caps.
-func RetryAfter(h http.Header, now time.Time) (d time.Duration, ok bool) {
+func Read(h http.Header, now time.Time) (d time.Duration, ok bool) {
 	if d, ok := delay(h.Get("Retry-After-Ms"), time.Millisecond); ok {
 		return d, true
 	}

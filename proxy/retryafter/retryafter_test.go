@@ -1,4 +1,4 @@
-package wait
+package retryafter
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestRetryAfter(t *testing.T) {
+func TestRead(t *testing.T) {
 	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, tt := range []struct {
 		name   string
@@ -36,8 +36,8 @@ func TestRetryAfter(t *testing.T) {
 		for i := 0; i+1 < len(tt.header); i += 2 {
 			h.Set(tt.header[i], tt.header[i+1])
 		}
-		if d, ok := RetryAfter(h, now); d != tt.want || ok != tt.ok {
-			t.Errorf("%s: RetryAfter = %v, %v; want %v, %v", tt.name, d, ok, tt.want, tt.ok)
+		if d, ok := Read(h, now); d != tt.want || ok != tt.ok {
+			t.Errorf("%s: Read = %v, %v; want %v, %v", tt.name, d, ok, tt.want, tt.ok)
 		}
 	}
 }
