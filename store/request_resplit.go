@@ -91,7 +91,9 @@ func commonPrefix(a, b []byte) int {
 // recording takes its session's memo out and puts it back updated, so a
 // memo has one user at a time (a second recording of the same session at
 // the same time finds none and cuts from scratch). A request over
-// maxMemoBytes/8 is not remembered.
+// maxMemoBytes/8 is not remembered, and an ended session's memo is
+// dropped (EndSession), so an idle process holds none of them once its
+// sessions have ended.
 type splitMemos struct {
 	mu        sync.Mutex
 	cur, prev map[string]*splitMemo
@@ -100,7 +102,7 @@ type splitMemos struct {
 
 const (
 	maxMemoSessions = 64
-	maxMemoBytes    = 8 << 20
+	maxMemoBytes    = 4 << 20
 )
 
 // take removes session's memo and returns it; nil when there is none.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // FuzzSplitAfterAgrees: cutting a request after another (taking the
@@ -127,7 +128,15 @@ func TestRecordSessionReusesCuts(t *testing.T) {
 			t.Fatalf("turn %d read back differs", g.TurnNum)
 		}
 	}
-	if db.memos.take("a") == nil {
+	if m := db.memos.take("a"); m == nil {
 		t.Error("the session's last request is not remembered")
+	} else {
+		db.memos.put("a", m)
+	}
+	if _, err := db.EndSession(ctx, "a", "done", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if db.memos.take("a") != nil {
+		t.Error("an ended session's request is still remembered")
 	}
 }

@@ -206,6 +206,7 @@ func insertTurn(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, t *Turn, req 
 // EndSession marks a session as ended; ending an ended or unknown session is
 // not an error and changes nothing.
 func (db *DB) EndSession(ctx context.Context, id, reason string, at time.Time) (bool, error) {
+	db.memos.take(id) // its next request, if any, is cut from scratch
 	res, err := db.sql.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, end_reason = ?
 		WHERE id = ? AND ended_at IS NULL`, at.UnixMilli(), reason, id)
 	if err != nil {
