@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -138,5 +139,41 @@ func TestRecordSessionReusesCuts(t *testing.T) {
 	}
 	if db.memos.take("a") != nil {
 		t.Error("an ended session's request is still remembered")
+	}
+}
+
+// TestConcurrentRecordingOfOneSession: recordings of one session at the
+// same time (each takes the memo or finds none) store every request byte
+// for byte.
+func TestConcurrentRecordingOfOneSession(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	want := map[int][]byte{}
+	var mu sync.Mutex
+	for w := range 4 {
+		reqs := agentSessionSeed(8, w%2 == 1, uint64(w))
+		wg.Go(func() {
+			for i, r := range reqs {
+				num := w*100 + i + 1 // 0 would ask the store to number it
+				mu.Lock()
+				want[num] = r
+				mu.Unlock()
+				if err := db.RecordTurns(ctx, []*Turn{{SessionID: "shared", TurnNum: num, Request: r}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := db.SessionTurns(ctx, "shared")
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("read back %d of %d turns, %v", len(got), len(want), err)
+	}
+	for _, g := range got {
+		if !bytes.Equal(g.Request, want[g.TurnNum]) {
+			t.Fatalf("turn %d read back differs", g.TurnNum)
+		}
 	}
 }
