@@ -18,8 +18,9 @@ import (
 // chunks (a gear rolling hash picks the cut points from the bytes
 // themselves, so an insertion or a change only moves the cuts next to
 // it), each chunk is kept once in request_parts under its SHA-256, and the
-// turn keeps the list of its chunks' hashes (turns.request_form =
-// formParts). The proxy's injected text in the system prompt, the new
+// turn keeps the list of its chunks' hashes, its skeleton (turns.request_form
+// = formParts), or, when the request begins like the session's last one, a
+// reference to that one's list and the hashes after it (request_delta.go). The proxy's injected text in the system prompt, the new
 // messages at the end and the cuts next to them make a turn's new chunks;
 // the rest is shared with earlier turns, of any session. The request read
 // back is byte for byte the one recorded. Requests under partsFrom bytes
@@ -44,7 +45,8 @@ const (
 	partsFrom = 2 * chunkMin // smaller requests are stored whole
 )
 
-// skelVersion is the first byte of a skeleton.
+// skelVersion is the first byte of a full skeleton: then each chunk's
+// SHA-256 in order (see request_delta.go for the other kind).
 const skelVersion = 1
 
 // gear is the rolling hash's table: 256 fixed pseudo-random words
@@ -96,24 +98,8 @@ func splitRequest(req []byte) (skel []byte, parts []chunk, ok bool) {
 // errSkeleton reports a skeleton that does not parse.
 var errSkeleton = errors.New("malformed request skeleton")
 
-// skeletonHashes returns the chunk hashes of a skeleton.
-func skeletonHashes(skel []byte) ([][sha256.Size]byte, error) {
-	if len(skel) == 0 || skel[0] != skelVersion || (len(skel)-1)%sha256.Size != 0 {
-		return nil, errSkeleton
-	}
-	hs := make([][sha256.Size]byte, (len(skel)-1)/sha256.Size)
-	for i := range hs {
-		hs[i] = [sha256.Size]byte(skel[1+i*sha256.Size:])
-	}
-	return hs, nil
-}
-
-// joinRequest rebuilds a request from its skeleton and its chunks.
-func joinRequest(skel []byte, body func([sha256.Size]byte) ([]byte, error)) ([]byte, error) {
-	hs, err := skeletonHashes(skel)
-	if err != nil {
-		return nil, err
-	}
+// joinRequest rebuilds a request from its chunks' hashes.
+func joinRequest(hs [][sha256.Size]byte, body func([sha256.Size]byte) ([]byte, error)) ([]byte, error) {
 	var out []byte
 	for _, h := range hs {
 		p, err := body(h)
@@ -159,26 +145,38 @@ func (c *partCache) add(hs map[[sha256.Size]byte]struct{}) {
 const insertPartSQL = `INSERT INTO request_parts(hash, body) VALUES(?, ?) ON CONFLICT(hash) DO NOTHING`
 
 // storedRequest returns what to store for req, a request of session, and
-// its form, inserting
-// the parts it refers to that are neither known to be stored nor in added
-// (the parts this transaction inserted), and adding theirs to added.
-func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, session string, req []byte, added map[[sha256.Size]byte]struct{}) ([]byte, int, error) {
-	memo := db.memos.take(session)
-	skel, parts, ok := splitRequestAfter(req, memo)
-	if !ok {
-		return req, formRaw, nil
+// its form, inserting the parts it refers to that are neither known to be
+// stored nor in added (the parts this transaction inserted), and adding
+// theirs to added. It cuts req after the session's last request: the one
+// in batch (recorded earlier in this transaction) or else the remembered
+// one, which it takes. It returns the memo of req to remember once its
+// turn is inserted and committed (nil for a request stored whole).
+func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, session string, req []byte,
+	added map[[sha256.Size]byte]struct{}, batch map[string]*splitMemo) ([]byte, int, *splitMemo, error) {
+	memo := batch[session]
+	if memo != nil {
+		delete(batch, session)
+	} else {
+		memo = db.memos.take(session)
 	}
-	db.memos.put(session, memo.remember(req, parts))
+	parts, reused, ok := splitAfter(req, memo)
+	if !ok {
+		return req, formRaw, nil, nil
+	}
+	skel, depth := fullSkeleton(parts), 0
+	if memo != nil && memo.turn != 0 && reused >= minDeltaChunks && memo.depth < maxDeltaDepth {
+		skel, depth = deltaSkeleton(memo.turn, reused, parts[reused:]), memo.depth+1
+	}
 	for _, p := range parts {
 		if _, ok := added[p.hash]; ok || db.parts.has(p.hash) {
 			continue
 		}
 		if _, err := insert.ExecContext(ctx, p.hash[:], p.body); err != nil {
-			return nil, 0, fmt.Errorf("store request part: %w", err)
+			return nil, 0, nil, fmt.Errorf("store request part: %w", err)
 		}
 		added[p.hash] = struct{}{}
 	}
-	return skel, formParts, nil
+	return skel, formParts, memo.remember(req, parts, depth), nil
 }
 
 // joinRequests replaces the skeletons among the turns' requests by the
@@ -186,17 +184,14 @@ func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, session strin
 // queries. It runs after the turns' query is closed, since an in-memory
 // database has one connection.
 func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
+	lists, err := db.chunkLists(ctx, turns)
+	if err != nil {
+		return err
+	}
 	bodies := make(map[[sha256.Size]byte][]byte)
 	var missing [][sha256.Size]byte
 	for i := range turns {
-		if turns[i].requestForm != formParts {
-			continue
-		}
-		hs, err := skeletonHashes(turns[i].Request)
-		if err != nil {
-			return fmt.Errorf("read request of turn %d: %w", turns[i].ID, err)
-		}
-		for _, h := range hs {
+		for _, h := range lists[turns[i].ID] {
 			if _, ok := bodies[h]; !ok {
 				bodies[h] = nil
 				missing = append(missing, h)
@@ -215,7 +210,7 @@ func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
 		if t.requestForm != formParts {
 			continue
 		}
-		req, err := joinRequest(t.Request, func(h [sha256.Size]byte) ([]byte, error) {
+		req, err := joinRequest(lists[t.ID], func(h [sha256.Size]byte) ([]byte, error) {
 			if b := bodies[h]; b != nil {
 				return b, nil
 			}

@@ -15,17 +15,21 @@ import (
 // the whole conversation. Cutting a request after another gives exactly
 // the chunks cutting it alone gives (FuzzSplitAfterAgrees).
 
-// splitMemo is a session's last split request: a copy of its bytes and
-// the end and hash of each chunk. Whoever took it from splitMemos owns it.
+// splitMemo is a session's last split request: a copy of its bytes, the
+// end and hash of each chunk, and the turn that stored it with the depth
+// of its skeleton (see request_delta.go). Whoever took it from splitMemos
+// owns it.
 type splitMemo struct {
 	req    []byte
 	ends   []int
 	hashes [][sha256.Size]byte
+	turn   int64 // 0 until the turn is inserted
+	depth  int
 }
 
 // remember makes m (nil: a new memo) remember req and its chunks, reusing
 // m's buffers, and returns it.
-func (m *splitMemo) remember(req []byte, parts []chunk) *splitMemo {
+func (m *splitMemo) remember(req []byte, parts []chunk, depth int) *splitMemo {
 	if m == nil {
 		m = &splitMemo{}
 	}
@@ -36,16 +40,27 @@ func (m *splitMemo) remember(req []byte, parts []chunk) *splitMemo {
 		end += len(p.body)
 		m.ends, m.hashes = append(m.ends, end), append(m.hashes, p.hash)
 	}
+	m.turn, m.depth = 0, depth
 	return m
 }
 
 // splitRequestAfter is splitRequest for a request that may begin like
 // prev (nil: nothing known).
 func splitRequestAfter(req []byte, prev *splitMemo) (skel []byte, parts []chunk, ok bool) {
-	if len(req) < partsFrom {
+	parts, _, ok = splitAfter(req, prev)
+	if !ok {
 		return nil, nil, false
 	}
-	skel = append(make([]byte, 0, 1+(len(req)/chunkMin+1)*sha256.Size), skelVersion)
+	return fullSkeleton(parts), parts, true
+}
+
+// splitAfter cuts req into chunks, taking those of its common prefix with
+// prev (nil: nothing known) from prev; reused says how many of the first
+// chunks were. ok is false for a request to store whole.
+func splitAfter(req []byte, prev *splitMemo) (parts []chunk, reused int, ok bool) {
+	if len(req) < partsFrom {
+		return nil, 0, false
+	}
 	start := 0
 	if prev != nil {
 		same := commonPrefix(req, prev.req)
@@ -57,18 +72,26 @@ func splitRequestAfter(req []byte, prev *splitMemo) (skel []byte, parts []chunk,
 				break
 			}
 			parts = append(parts, chunk{hash: prev.hashes[i], body: req[start:end]})
-			skel = append(skel, prev.hashes[i][:]...)
 			start = end
 		}
 	}
+	reused = len(parts)
 	for rest := req[start:]; len(rest) > 0; {
 		n := cut(rest)
-		c := chunk{hash: sha256.Sum256(rest[:n]), body: rest[:n]}
-		skel = append(skel, c.hash[:]...)
-		parts = append(parts, c)
+		parts = append(parts, chunk{hash: sha256.Sum256(rest[:n]), body: rest[:n]})
 		rest = rest[n:]
 	}
-	return skel, parts, true
+	return parts, reused, true
+}
+
+// fullSkeleton is the skeleton listing every chunk: skelVersion, then each
+// chunk's SHA-256 in order.
+func fullSkeleton(parts []chunk) []byte {
+	skel := append(make([]byte, 0, 1+len(parts)*sha256.Size), skelVersion)
+	for _, p := range parts {
+		skel = append(skel, p.hash[:]...)
+	}
+	return skel
 }
 
 // commonPrefix returns the length of the longest common prefix of a and b.

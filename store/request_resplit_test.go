@@ -43,7 +43,7 @@ func FuzzSplitAfterAgrees(f *testing.F) {
 		}
 		var memo *splitMemo
 		if _, parts, ok := splitRequest(base); ok {
-			memo = memo.remember(base, parts)
+			memo = memo.remember(base, parts, 0)
 		}
 		wantSkel, wantParts, wantOK := splitRequest(next)
 		gotSkel, gotParts, gotOK := splitRequestAfter(next, memo)

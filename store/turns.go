@@ -99,19 +99,28 @@ func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
 		}
 	}
 	added := make(map[[sha256.Size]byte]struct{})
+	memos := make(map[string]*splitMemo) // the sessions' last requests in this batch
 	for _, t := range turns {
-		req, form, err := db.storedRequest(ctx, part, t.SessionID, t.Request, added)
+		req, form, memo, err := db.storedRequest(ctx, part, t.SessionID, t.Request, added, memos)
 		if err != nil {
 			return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
 		}
 		if err := insertTurn(ctx, tx, insert, t, req, form); err != nil {
 			return err
 		}
+		if memo != nil {
+			memo.turn = t.ID
+			memos[t.SessionID] = memo
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record turns: %w", err)
 	}
+	// Only now may later turns refer to these ones (or know their parts).
 	db.parts.add(added)
+	for session, m := range memos {
+		db.memos.put(session, m)
+	}
 	return nil
 }
 

@@ -1,0 +1,3 @@
+-- 0006: no schema change. Request skeletons (turns.request where request_form = 1) may now
+-- be delta skeletons (first byte 2, see request_delta.go), which builds before this one cannot
+-- read; the version bump makes them refuse the database instead of failing on those turns.

@@ -1,0 +1,201 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// A turn's skeleton lists the hashes of its request's chunks, so a
+// session's skeletons together were O(n²): turn n lists all of turn
+// n-1's chunks again. When a request begins with the chunks of the
+// session's last one (splitAfter), its skeleton says so instead: "the
+// first count chunks of turn base, then these" (skelDelta). Reading one
+// follows the references down to a full skeleton; every maxDeltaDepth+1
+// turns of a session the skeleton is written in full, so a read follows
+// at most maxDeltaDepth references. A base is always an earlier turn (a
+// smaller id), committed with or before the turn that refers to it; turns
+// are never deleted one by one (code that deletes some must delete the
+// turns referring to them too, or rewrite their skeletons in full).
+
+// skelDelta is the first byte of a delta skeleton: then the base turn's id
+// and the count of its chunks taken, as uvarints, then the hashes of the
+// chunks that follow them.
+const skelDelta = 2
+
+const (
+	minDeltaChunks = 4 // fewer shared chunks are not worth a reference
+	maxDeltaDepth  = 8
+)
+
+// deltaSkeleton is the skeleton of a request made of base's first count
+// chunks and then rest.
+func deltaSkeleton(base int64, count int, rest []chunk) []byte {
+	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(rest)*sha256.Size)
+	b = append(b, skelDelta)
+	b = binary.AppendUvarint(b, uint64(base))
+	b = binary.AppendUvarint(b, uint64(count))
+	for _, c := range rest {
+		b = append(b, c.hash[:]...)
+	}
+	return b
+}
+
+// skeleton is a parsed skeleton: the first count chunk hashes of turn base
+// (none when base is 0), then hashes.
+type skeleton struct {
+	base   int64
+	count  int
+	hashes [][sha256.Size]byte
+}
+
+// maxSkeletonChunks bounds a delta skeleton's count: a request of this
+// many chunks is at least a gigabyte.
+const maxSkeletonChunks = 1 << 22
+
+func parseSkeleton(b []byte) (skeleton, error) {
+	var s skeleton
+	if len(b) == 0 {
+		return s, errSkeleton
+	}
+	rest := b[1:]
+	switch b[0] {
+	case skelVersion:
+	case skelDelta:
+		base, n := binary.Uvarint(rest)
+		if n <= 0 || base == 0 || base > math.MaxInt64 {
+			return s, errSkeleton
+		}
+		rest = rest[n:]
+		count, n := binary.Uvarint(rest)
+		if n <= 0 || count == 0 || count > maxSkeletonChunks {
+			return s, errSkeleton
+		}
+		rest = rest[n:]
+		s.base, s.count = int64(base), int(count)
+	default:
+		return s, errSkeleton
+	}
+	if len(rest)%sha256.Size != 0 {
+		return s, errSkeleton
+	}
+	s.hashes = make([][sha256.Size]byte, len(rest)/sha256.Size)
+	for i := range s.hashes {
+		s.hashes[i] = [sha256.Size]byte(rest[i*sha256.Size:])
+	}
+	return s, nil
+}
+
+// chunkLists returns the full list of chunk hashes of each turn among
+// turns whose request is a skeleton, reading the skeletons of the base
+// turns they refer to that are not among them.
+func (db *DB) chunkLists(ctx context.Context, turns []Turn) (map[int64][][sha256.Size]byte, error) {
+	skels := make(map[int64]skeleton)
+	for i := range turns {
+		if turns[i].requestForm != formParts {
+			continue
+		}
+		s, err := parseSkeleton(turns[i].Request)
+		if err != nil {
+			return nil, fmt.Errorf("read request of turn %d: %w", turns[i].ID, err)
+		}
+		skels[turns[i].ID] = s
+	}
+	// Read the missing bases, level by level; a base is an earlier turn,
+	// so the references end.
+	for {
+		var missing []int64
+		seen := make(map[int64]bool)
+		for id, s := range skels {
+			if s.base == 0 {
+				continue
+			}
+			if s.base >= id {
+				return nil, fmt.Errorf("read request of turn %d: %w (base turn %d)", id, errSkeleton, s.base)
+			}
+			if _, ok := skels[s.base]; !ok && !seen[s.base] {
+				seen[s.base] = true
+				missing = append(missing, s.base)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		for len(missing) > 0 {
+			n := min(len(missing), partsPerQuery)
+			if err := db.readSkeletons(ctx, missing[:n], skels); err != nil {
+				return nil, err
+			}
+			missing = missing[n:]
+		}
+	}
+	lists := make(map[int64][][sha256.Size]byte, len(skels))
+	var expand func(id int64) ([][sha256.Size]byte, error)
+	expand = func(id int64) ([][sha256.Size]byte, error) {
+		if l, ok := lists[id]; ok {
+			return l, nil
+		}
+		s := skels[id]
+		l := s.hashes
+		if s.base != 0 {
+			b, err := expand(s.base)
+			if err != nil {
+				return nil, err
+			}
+			if s.count > len(b) {
+				return nil, fmt.Errorf("read request of turn %d: %w (takes %d chunks of turn %d's %d)", id, errSkeleton, s.count, s.base, len(b))
+			}
+			l = append(b[:s.count:s.count], s.hashes...)
+		}
+		lists[id] = l
+		return l, nil
+	}
+	for i := range turns {
+		if turns[i].requestForm == formParts {
+			if _, err := expand(turns[i].ID); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return lists, nil
+}
+
+// readSkeletons reads the skeletons of the turns with the given ids into
+// skels; a turn that is missing, or whose request is not a skeleton, is an
+// error.
+func (db *DB) readSkeletons(ctx context.Context, ids []int64, skels map[int64]skeleton) error {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	q := "SELECT id, request FROM turns WHERE request_form = 1 AND id IN (?" + strings.Repeat(",?", len(ids)-1) + ")"
+	rows, err := db.sql.QueryContext(ctx, q, args...)
+	if err != nil {
+		return fmt.Errorf("read request skeletons: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var b []byte
+		if err := rows.Scan(&id, &b); err != nil {
+			return fmt.Errorf("read request skeletons: %w", err)
+		}
+		s, err := parseSkeleton(b)
+		if err != nil {
+			return fmt.Errorf("read request of turn %d: %w", id, err)
+		}
+		skels[id] = s
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("read request skeletons: %w", err)
+	}
+	for _, id := range ids {
+		if _, ok := skels[id]; !ok {
+			return fmt.Errorf("request skeleton of turn %d: %w", id, ErrNotFound)
+		}
+	}
+	return nil
+}
