@@ -43,6 +43,21 @@ func skeletonKinds(t *testing.T, db *DB) (kinds []byte, depths []int) {
 	return kinds, depths
 }
 
+// recordOneByOne records reqs as turns 1, 2, ... of session, each in its
+// own batch, and returns their ids.
+func recordOneByOne(t *testing.T, db *DB, session string, reqs [][]byte) []int64 {
+	t.Helper()
+	var ids []int64
+	for i, r := range reqs {
+		tr := &Turn{SessionID: session, TurnNum: i + 1, Request: r}
+		if err := db.RecordTurns(context.Background(), []*Turn{tr}); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tr.ID)
+	}
+	return ids
+}
+
 // TestDeltaSkeletons: a session's turns refer to the one before, with a
 // full skeleton at least every maxDeltaDepth+1 turns; every turn reads
 // back byte for byte alone (its bases read from the database), in a
@@ -56,14 +71,7 @@ func TestDeltaSkeletons(t *testing.T) {
 	for i, r := range reqs {
 		reqs[i] = skillOfTurn.ReplaceAll(r, []byte("Skill chosen for this request"))
 	}
-	var ids []int64
-	for i, r := range reqs {
-		tr := &Turn{SessionID: "s", TurnNum: i + 1, Request: r}
-		if err := db.RecordTurns(ctx, []*Turn{tr}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, tr.ID)
-	}
+	ids := recordOneByOne(t, db, "s", reqs)
 	kinds, depths := skeletonKinds(t, db)
 	deltas := 0
 	for i := range kinds {
@@ -158,14 +166,7 @@ func TestBrokenDeltaChains(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := agentSession(2, false)
-	var ids []int64
-	for i, r := range reqs {
-		tr := &Turn{SessionID: "s", TurnNum: i + 1, Request: r}
-		if err := db.RecordTurns(ctx, []*Turn{tr}); err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, tr.ID)
-	}
+	ids := recordOneByOne(t, db, "s", reqs)
 	_, parts, _ := splitRequest(reqs[1])
 	for name, tc := range map[string]struct {
 		skel []byte
