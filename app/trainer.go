@@ -46,20 +46,9 @@ func (a *App) startTrainer(ctx context.Context) {
 // startTinker creates the training session, retrying with backoff until
 // the service answers or ctx ends (reported false).
 func startTinker(ctx context.Context, tc *tinker.Client, warn func(string, ...any)) bool {
-	wait := time.Second
-	for {
-		err := tc.Start(ctx)
-		if err == nil {
-			return true
-		}
-		warn("training service not reachable; retrying", "err", err, "in", wait)
-		select {
-		case <-ctx.Done():
-			return false
-		case <-time.After(wait):
-		}
-		wait = min(2*wait, time.Minute)
-	}
+	return tc.StartRetrying(ctx, func(err error, next time.Duration) {
+		warn("training service not reachable; retrying", "err", err, "in", next)
+	})
 }
 
 // Trainer returns the trainer, nil when the mode does not train.

@@ -72,21 +72,9 @@ func (s *Server) loadRuntime(ctx context.Context) bool {
 // retry runs step until it succeeds, waiting RetryInterval, doubling up
 // to maxRetry, between attempts. It reports false when ctx ended first.
 func (s *Server) retry(ctx context.Context, what string, step func() error) bool {
-	delay := s.opts.RetryInterval
-	for {
-		err := step()
-		if err == nil {
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-		s.log.Warn("policy: cannot "+what+"; retrying", "in", delay, "err", err)
-		if wait.Sleep(ctx, delay) != nil {
-			return false
-		}
-		delay = min(2*delay, maxRetry)
-	}
+	return wait.Until(ctx, s.opts.RetryInterval, maxRetry, step, func(err error, next time.Duration) {
+		s.log.Warn("policy: cannot "+what+"; retrying", "in", next, "err", err)
+	})
 }
 
 // monitor checks the heartbeat and the serving checkpoint every

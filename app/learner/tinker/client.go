@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/internal/wait"
 )
 
 // Client talks to one Tinker-compatible service on behalf of one session.
@@ -86,6 +88,13 @@ func (c *Client) Start(ctx context.Context) error {
 	c.hb = heartbeatState{lastSuccess: c.opts.Now()}
 	c.hbMu.Unlock()
 	return nil
+}
+
+// StartRetrying calls Start until it succeeds, waiting a second after the
+// first failure, doubling up to a minute; onFail hears each failure and
+// the wait that follows. It reports false when ctx ended first.
+func (c *Client) StartRetrying(ctx context.Context, onFail func(err error, next time.Duration)) bool {
+	return wait.Until(ctx, time.Second, time.Minute, func() error { return c.Start(ctx) }, onFail)
 }
 
 // fetchFlags posts client/config. A 404 means an older service: defaults.
