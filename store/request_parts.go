@@ -18,13 +18,15 @@ import (
 // chunks (a gear rolling hash picks the cut points from the bytes
 // themselves, so an insertion or a change only moves the cuts next to
 // it), each chunk is kept once in request_parts under its SHA-256, and the
-// turn keeps the list of its chunks' hashes, its skeleton (turns.request_form
-// = formParts), or, when the request begins like the session's last one, a
-// reference to that one's list and the hashes after it (request_delta.go). The proxy's injected text in the system prompt, the new
-// messages at the end and the cuts next to them make a turn's new chunks;
-// the rest is shared with earlier turns, of any session. The request read
-// back is byte for byte the one recorded. Requests under partsFrom bytes
-// are stored as they are (formRaw), as every request was before.
+// turn keeps the list of its chunks' hashes, its skeleton
+// (turns.request_form = formParts), or, when the request begins like the
+// session's last one, a reference to that one's list and the hashes after
+// it (request_delta.go). The proxy's injected text in the system prompt,
+// the new messages at the end and the cuts next to them make a turn's new
+// chunks; the rest is shared with earlier turns, of any session. The
+// request read back is byte for byte the one recorded. Requests under
+// partsFrom bytes are stored as they are (formRaw), as every request was
+// before.
 //
 // The cutting is hand-written: restic/chunker (Rabin) cuts streams into
 // chunks of about a megabyte; these are a kilobyte, cut from a buffer.
