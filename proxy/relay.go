@@ -36,39 +36,44 @@ type observer interface {
 	observe(ev sse.Event) error
 }
 
-// relay copies an upstream event stream to the client as events arrive,
-// flushing each one. It stops when the upstream ends, fails, goes silent
-// for longer than idle, or the client goes away (a failed flush), and
-// cancels the upstream call on the way out. It returns the turn's status
-// and error text for recording.
+// relay copies an upstream event stream to the client as events arrive.
+// It flushes what it wrote whenever it has no further event in hand, that
+// is before any read that may wait for the upstream: one event arriving
+// alone leaves at once, several arriving together leave in one write. It
+// stops when the upstream ends, fails, goes silent for longer than idle,
+// or the client goes away (a failed write), and cancels the upstream call
+// on the way out. It returns the turn's status and error text for
+// recording.
 func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration, cancel func(), onFirst func()) (int, string) {
 	defer cancel()
 	ir := newIdleReader(body, idle, cancel)
 	defer ir.stop()
-	rd := sse.NewReader(ir)
-	first := true
+	out := &flusher{w: w, onFirst: onFirst}
+	rd := sse.NewReader(readAfterFlush{ir, out})
 	var streamErr error
 	for {
 		ev, err := rd.Next()
 		if err != nil {
+			if out.gone {
+				return 499, "client disconnected"
+			}
 			if streamErr != nil {
 				writeTail(w, conv.finish())
 				return 502, "upstream error in stream: " + streamErr.Error()
 			}
 			return endStream(w, conv, err, ir.timedOut())
 		}
-		out, convErr := ev.Raw, error(nil)
+		b, convErr := ev.Raw, error(nil)
 		obs, passthrough := conv.(observer)
 		if !passthrough {
-			out, convErr = conv.event(ev)
+			b, convErr = conv.event(ev)
 		}
-		if len(out) > 0 {
-			if _, err := w.Write(out); err != nil || w.Flush() != nil {
+		if len(b) > 0 {
+			if _, err := w.Write(b); err != nil {
 				return 499, "client disconnected"
 			}
-			if first {
-				first = false
-				onFirst()
+			if rd.Buffered() == 0 && out.flush() != nil { // nothing more in hand
+				return 499, "client disconnected"
 			}
 		}
 		if passthrough {
@@ -80,11 +85,48 @@ func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration,
 	}
 }
 
+// flusher flushes the client's writer and notes the first flush that sent
+// bytes, and a failed one (the client left).
+type flusher struct {
+	w       *bufio.Writer
+	onFirst func()
+	gone    bool
+}
+
+func (f *flusher) flush() error {
+	if f.w.Buffered() == 0 {
+		return nil
+	}
+	if err := f.w.Flush(); err != nil {
+		f.gone = true
+		return err
+	}
+	if f.onFirst != nil {
+		f.onFirst()
+		f.onFirst = nil
+	}
+	return nil
+}
+
+// readAfterFlush reads the upstream only after flushing what the client
+// has not got yet, so that no event waits for the next one.
+type readAfterFlush struct {
+	r   io.Reader
+	out *flusher
+}
+
+func (ra readAfterFlush) Read(p []byte) (int, error) {
+	if err := ra.out.flush(); err != nil {
+		return 0, err
+	}
+	return ra.r.Read(p)
+}
+
 func writeTail(w *bufio.Writer, tail []byte) {
 	if len(tail) > 0 {
 		w.Write(tail)
-		w.Flush()
 	}
+	w.Flush()
 }
 
 // endStream handles the end of the upstream body: a clean end (with the

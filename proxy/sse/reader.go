@@ -118,6 +118,10 @@ func NewReader(src io.Reader, opts ...Option) *Reader {
 	return r
 }
 
+// Buffered returns how many bytes the Reader has read from its source and
+// not yet used: when it is 0, the next call of Next reads the source.
+func (r *Reader) Buffered() int { return r.end - r.start }
+
 // LastEventID returns the last event ID set by an "id" field so far, as
 // defined by the SSE specification (it persists across events).
 func (r *Reader) LastEventID() string { return r.lastID }
