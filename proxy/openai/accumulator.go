@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 )
@@ -66,32 +65,6 @@ func (a *Accumulator) AddChunk(c *StreamChunk) error {
 		}
 	}
 	return nil
-}
-
-// addFast is Add for a chunk ParseStreamChunk reads with gjson; it reports
-// false, having changed nothing, for the others. The tests use it to see
-// which chunks take that path.
-func (a *Accumulator) addFast(data []byte) bool {
-	c, ok := readStreamChunk(data)
-	if ok {
-		_ = a.AddChunk(&c) // readStreamChunk leaves chunks with errors to decoding
-	}
-	return ok
-}
-
-// addDecoded is Add decoding every chunk with encoding/json: the reference
-// the tests hold Add to.
-func (a *Accumulator) addDecoded(data []byte) error {
-	data = bytes.TrimSpace(data)
-	if string(data) == "[DONE]" {
-		a.done = true
-		return nil
-	}
-	var c StreamChunk
-	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("decode chunk: %w", err)
-	}
-	return a.AddChunk(&c)
 }
 
 // addMeta records chunk-level fields.
