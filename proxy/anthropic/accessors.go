@@ -143,7 +143,7 @@ func (r *MessagesRequest) InjectSystem(text string) error {
 		return r.setSystemBlocks(blocks, text)
 	case '"':
 		if len(raw) > len(`""`) {
-			r.obj.Set("system", appendToString(raw, text))
+			r.obj.Set("system", rawjson.AppendAfterText(raw, len(raw)-1, text)) // before the closing quote
 			return nil
 		}
 	}
@@ -158,17 +158,6 @@ func (r *MessagesRequest) setSystemBlocks(blocks []json.RawMessage, text string)
 	}
 	r.obj.Set("system", rawArray(append(blocks, b)))
 	return nil
-}
-
-// appendToString returns the non-empty JSON string raw with "\n\n"+text
-// appended to its value: the escaped addition spliced in before the closing
-// quote.
-func appendToString(raw json.RawMessage, text string) json.RawMessage {
-	out := make([]byte, 0, len(raw)+len(text)+len(text)/8+8)
-	out = append(out, raw[:len(raw)-1]...)
-	out = append(out, `\n\n`...)
-	out = rawjson.AppendStringBody(out, text)
-	return append(out, '"')
 }
 
 // Tool is a tool definition. Server tools (with a versioned Type such as

@@ -129,12 +129,7 @@ func (r *ChatRequest) spliceSystem(idx int, text string) bool {
 		return false
 	}
 	at += content.Index + len(content.Raw) - 1 // the closing quote
-	out := make([]byte, 0, len(c.raw)+len(text)+len(text)/8+8)
-	out = append(out, c.raw[:at]...)
-	out = append(out, `\n\n`...)
-	out = rawjson.AppendStringBody(out, text)
-	out = append(out, c.raw[at:]...)
-	r.obj.Set("messages", out)
+	r.obj.Set("messages", rawjson.AppendAfterText(c.raw, at, text))
 	return true
 }
 

@@ -247,6 +247,18 @@ func AppendStringBody(dst []byte, s string) []byte {
 	return append(dst, s[start:]...)
 }
 
+// AppendAfterText returns a copy of raw with "\n\n" and then text,
+// escaped, inserted at offset at: raw's JSON string whose closing quote is
+// at that offset gets the text appended to its value, in one copy and
+// with no re-encoding of the rest.
+func AppendAfterText(raw []byte, at int, text string) []byte {
+	out := make([]byte, 0, len(raw)+len(text)+len(text)/8+8)
+	out = append(out, raw[:at]...)
+	out = append(out, `\n\n`...)
+	out = AppendStringBody(out, text)
+	return append(out, raw[at:]...)
+}
+
 // plainRun returns how many bytes at the start of s a JSON string holds
 // as they are (plainASCII), testing eight at a time in a word, and stops
 // at the first word holding another byte (or the last few bytes), for the
