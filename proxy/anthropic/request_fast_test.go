@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/internal/jsontest"
 	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
@@ -132,14 +132,7 @@ func FuzzInjectSystemSplice(f *testing.F) {
 		}
 		a, _ := fast.Marshal()
 		b, _ := slow.Marshal()
-		var va, vb any
-		if err := json.Unmarshal(a, &va); err != nil {
-			t.Fatalf("spliced request is not JSON: %v\n%s", err, a)
-		}
-		if err := json.Unmarshal(b, &vb); err != nil {
-			t.Fatalf("decoded request is not JSON: %v\n%s", err, b)
-		}
-		if diff := cmp.Diff(vb, va); diff != "" {
+		if diff := jsontest.Diff(t, b, a); diff != "" {
 			t.Fatalf("(-decoded +spliced):\n%s\nbody %s", diff, body)
 		}
 		if _, err := ParseMessagesRequest(a); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/internal/jsontest"
 )
 
 // choices turns fuzz bytes into the messages of a request; its decisions
@@ -199,14 +200,7 @@ func FuzzInjectSystemSplice(f *testing.F) {
 		}
 		a, _ := fast.Marshal()
 		b, _ := slow.Marshal()
-		var va, vb any
-		if err := json.Unmarshal(a, &va); err != nil {
-			t.Fatalf("spliced request is not JSON: %v\n%s", err, a)
-		}
-		if err := json.Unmarshal(b, &vb); err != nil {
-			t.Fatalf("rebuilt request is not JSON: %v\n%s", err, b)
-		}
-		if diff := cmp.Diff(vb, va); diff != "" {
+		if diff := jsontest.Diff(t, b, a); diff != "" {
 			t.Fatalf("(-rebuilt +spliced):\n%s\nbody %s", diff, body)
 		}
 		if _, err := ParseChatRequest(a); err != nil {
