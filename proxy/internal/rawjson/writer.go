@@ -163,24 +163,7 @@ func (w *Writer) key(key string) {
 	if len(w.buf) > w.start+1 {
 		w.buf = append(w.buf, ',')
 	}
-	if plainKey(key) {
-		w.buf = append(w.buf, '"')
-		w.buf = append(w.buf, key...)
-		w.buf = append(w.buf, '"', ':')
-		return
-	}
 	w.buf = append(AppendString(w.buf, key), ':')
-}
-
-// plainKey reports whether key encodes as itself between quotes: printable
-// ASCII without '"' or '\\'.
-func plainKey(key string) bool {
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			return false
-		}
-	}
-	return true
 }
 
 // Raw appends a member whose value is already JSON.
