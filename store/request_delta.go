@@ -3,10 +3,10 @@ package store
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
 )
 
 // A turn's skeleton lists the hashes of its request's chunks, so a
@@ -124,12 +124,8 @@ func (db *DB) chunkLists(ctx context.Context, turns []Turn) (map[int64][][sha256
 		if len(missing) == 0 {
 			break
 		}
-		for len(missing) > 0 {
-			n := min(len(missing), partsPerQuery)
-			if err := db.readSkeletons(ctx, missing[:n], skels); err != nil {
-				return nil, err
-			}
-			missing = missing[n:]
+		if err := db.readSkeletons(ctx, missing, skels); err != nil {
+			return nil, err
 		}
 	}
 	lists := make(map[int64][][sha256.Size]byte, len(skels))
@@ -167,29 +163,22 @@ func (db *DB) chunkLists(ctx context.Context, turns []Turn) (map[int64][][sha256
 // skels; a turn that is missing, or whose request is not a skeleton, is an
 // error.
 func (db *DB) readSkeletons(ctx context.Context, ids []int64, skels map[int64]skeleton) error {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	q := "SELECT id, request FROM turns WHERE request_form = 1 AND id IN (?" + strings.Repeat(",?", len(ids)-1) + ")"
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	err := queryIn(ctx, db.sql, "SELECT id, request FROM turns WHERE request_form = 1 AND id IN", ids,
+		func(id int64) any { return id },
+		func(rows *sql.Rows) error {
+			var id int64
+			var b []byte
+			if err := rows.Scan(&id, &b); err != nil {
+				return err
+			}
+			s, err := parseSkeleton(b)
+			if err != nil {
+				return fmt.Errorf("turn %d: %w", id, err)
+			}
+			skels[id] = s
+			return nil
+		})
 	if err != nil {
-		return fmt.Errorf("read request skeletons: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var b []byte
-		if err := rows.Scan(&id, &b); err != nil {
-			return fmt.Errorf("read request skeletons: %w", err)
-		}
-		s, err := parseSkeleton(b)
-		if err != nil {
-			return fmt.Errorf("read request of turn %d: %w", id, err)
-		}
-		skels[id] = s
-	}
-	if err := rows.Err(); err != nil {
 		return fmt.Errorf("read request skeletons: %w", err)
 	}
 	for _, id := range ids {

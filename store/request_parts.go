@@ -200,12 +200,8 @@ func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
 			}
 		}
 	}
-	for len(missing) > 0 {
-		n := min(len(missing), partsPerQuery)
-		if err := db.readParts(ctx, missing[:n], bodies); err != nil {
-			return err
-		}
-		missing = missing[n:]
+	if err := db.readParts(ctx, missing, bodies); err != nil {
+		return err
 	}
 	for i := range turns {
 		t := &turns[i]
@@ -226,28 +222,56 @@ func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
 	return nil
 }
 
-// partsPerQuery bounds the parameters of one readParts query.
-const partsPerQuery = 500
-
 // readParts reads the chunks with the given hashes into bodies.
 func (db *DB) readParts(ctx context.Context, hashes [][sha256.Size]byte, bodies map[[sha256.Size]byte][]byte) error {
-	args := make([]any, len(hashes))
-	for i := range hashes {
-		args[i] = hashes[i][:]
-	}
-	q := "SELECT hash, body FROM request_parts WHERE hash IN (?" + strings.Repeat(",?", len(hashes)-1) + ")"
-	rows, err := db.sql.QueryContext(ctx, q, args...)
+	err := queryIn(ctx, db.sql, "SELECT hash, body FROM request_parts WHERE hash IN", hashes,
+		func(h [sha256.Size]byte) any { return h[:] },
+		func(rows *sql.Rows) error {
+			var h, b []byte
+			if err := rows.Scan(&h, &b); err != nil {
+				return err
+			}
+			if len(h) == sha256.Size && b != nil {
+				bodies[[sha256.Size]byte(h)] = b
+			}
+			return nil
+		})
 	if err != nil {
 		return fmt.Errorf("read request parts: %w", err)
 	}
+	return nil
+}
+
+// keysPerQuery bounds the parameters of one queryIn query.
+const keysPerQuery = 500
+
+// queryIn runs query, which ends in "IN", with the list of keys
+// completing it, keysPerQuery keys at a time, and calls scan for each row.
+func queryIn[K any](ctx context.Context, db *sql.DB, query string, keys []K, arg func(K) any, scan func(*sql.Rows) error) error {
+	for len(keys) > 0 {
+		n := min(len(keys), keysPerQuery)
+		args := make([]any, n)
+		for i, k := range keys[:n] {
+			args[i] = arg(k)
+		}
+		if err := queryRows(ctx, db, query+" (?"+strings.Repeat(",?", n-1)+")", args, scan); err != nil {
+			return err
+		}
+		keys = keys[n:]
+	}
+	return nil
+}
+
+// queryRows runs one query and calls scan for each row.
+func queryRows(ctx context.Context, db *sql.DB, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
 	defer rows.Close()
 	for rows.Next() {
-		var h, b []byte
-		if err := rows.Scan(&h, &b); err != nil {
-			return fmt.Errorf("read request parts: %w", err)
-		}
-		if len(h) == sha256.Size && b != nil {
-			bodies[[sha256.Size]byte(h)] = b
+		if err := scan(rows); err != nil {
+			return err
 		}
 	}
 	return rows.Err()
