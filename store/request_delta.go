@@ -163,9 +163,8 @@ func (db *DB) chunkLists(ctx context.Context, turns []Turn) (map[int64][][sha256
 // skels; a turn that is missing, or whose request is not a skeleton, is an
 // error.
 func (db *DB) readSkeletons(ctx context.Context, ids []int64, skels map[int64]skeleton) error {
-	err := queryIn(ctx, db.sql, "SELECT id, request FROM turns WHERE request_form = 1 AND id IN", ids,
-		func(id int64) any { return id },
-		func(rows *sql.Rows) error {
+	err := queryRows(ctx, db.sql, "SELECT id, request FROM turns WHERE request_form = 1 AND id IN (SELECT value FROM json_each(?))",
+		[]any{idsJSON(ids)}, func(rows *sql.Rows) error {
 			var id int64
 			var b []byte
 			if err := rows.Scan(&id, &b); err != nil {

@@ -4,9 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -222,11 +222,21 @@ func (db *DB) joinRequests(ctx context.Context, turns []Turn) error {
 	return nil
 }
 
-// readParts reads the chunks with the given hashes into bodies.
+// readParts reads the chunks with the given hashes into bodies, in one
+// query: the hashes go as one JSON array of hex strings, as the store
+// passes lists of ids (see idsJSON).
 func (db *DB) readParts(ctx context.Context, hashes [][sha256.Size]byte, bodies map[[sha256.Size]byte][]byte) error {
-	err := queryIn(ctx, db.sql, "SELECT hash, body FROM request_parts WHERE hash IN", hashes,
-		func(h [sha256.Size]byte) any { return h[:] },
-		func(rows *sql.Rows) error {
+	list := make([]byte, 0, 2+len(hashes)*(2*sha256.Size+3))
+	list = append(list, '[')
+	for i, h := range hashes {
+		if i > 0 {
+			list = append(list, ',')
+		}
+		list = append(hex.AppendEncode(append(list, '"'), h[:]), '"')
+	}
+	list = append(list, ']')
+	err := queryRows(ctx, db.sql, "SELECT hash, body FROM request_parts WHERE hash IN (SELECT unhex(value) FROM json_each(?))",
+		[]any{string(list)}, func(rows *sql.Rows) error {
 			var h, b []byte
 			if err := rows.Scan(&h, &b); err != nil {
 				return err
@@ -238,26 +248,6 @@ func (db *DB) readParts(ctx context.Context, hashes [][sha256.Size]byte, bodies 
 		})
 	if err != nil {
 		return fmt.Errorf("read request parts: %w", err)
-	}
-	return nil
-}
-
-// keysPerQuery bounds the parameters of one queryIn query.
-const keysPerQuery = 500
-
-// queryIn runs query, which ends in "IN", with the list of keys
-// completing it, keysPerQuery keys at a time, and calls scan for each row.
-func queryIn[K any](ctx context.Context, db *sql.DB, query string, keys []K, arg func(K) any, scan func(*sql.Rows) error) error {
-	for len(keys) > 0 {
-		n := min(len(keys), keysPerQuery)
-		args := make([]any, n)
-		for i, k := range keys[:n] {
-			args[i] = arg(k)
-		}
-		if err := queryRows(ctx, db, query+" (?"+strings.Repeat(",?", n-1)+")", args, scan); err != nil {
-			return err
-		}
-		keys = keys[n:]
 	}
 	return nil
 }
