@@ -251,18 +251,3 @@ func (db *DB) readParts(ctx context.Context, hashes [][sha256.Size]byte, bodies 
 	}
 	return nil
 }
-
-// queryRows runs one query and calls scan for each row.
-func queryRows(ctx context.Context, db *sql.DB, query string, args []any, scan func(*sql.Rows) error) error {
-	rows, err := db.QueryContext(ctx, query, args...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
-	}
-	return rows.Err()
-}

@@ -324,7 +324,12 @@ func (db *DB) TurnByID(ctx context.Context, id int64) (Turn, error) {
 // queryTurns runs a query of turnCols and returns its turns with their
 // requests as recorded.
 func (db *DB) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, error) {
-	out, err := scanTurns(db.sql.QueryContext(ctx, q, args...))
+	var out []Turn
+	err := queryRows(ctx, db.sql, q, args, func(rows *sql.Rows) error {
+		t, err := scanTurn(rows)
+		out = append(out, t)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("list turns: %w", err)
 	}
@@ -334,24 +339,24 @@ func (db *DB) queryTurns(ctx context.Context, q string, args ...any) ([]Turn, er
 	return out, nil
 }
 
-// scanTurns reads and closes rows of turnCols.
-func scanTurns(rows *sql.Rows, err error) ([]Turn, error) {
+// queryRows runs a query, calls scan for each row, and closes the rows
+// before it returns (an in-memory database has one connection, which the
+// next query needs).
+func queryRows(ctx context.Context, db *sql.DB, query string, args []any, scan func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer rows.Close()
-	var out []Turn
 	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, err
+		if err := scan(rows); err != nil {
+			return err
 		}
-		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, err
+		return err
 	}
-	return out, rows.Close()
+	return rows.Close()
 }
 
 // Counts summarises the database for status displays.
