@@ -169,7 +169,9 @@ func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, session strin
 	if memo != nil && memo.turn != 0 && reused >= minDeltaChunks && memo.depth < maxDeltaDepth {
 		skel, depth = deltaSkeleton(memo.turn, reused, parts[reused:]), memo.depth+1
 	}
-	for _, p := range parts {
+	// The chunks taken from the last request are stored: with it, in a
+	// committed transaction or in this one.
+	for _, p := range parts[reused:] {
 		if _, ok := added[p.hash]; ok || db.parts.has(p.hash) {
 			continue
 		}
