@@ -94,7 +94,7 @@ func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, erro
 	if got, ok := lib.recent.get(sel.Query); ok && !r.noRecall {
 		return got, nil
 	}
-	cands, whole, err := r.candidates(ctx, sel.Query)
+	cands, whole, err := r.candidates(ctx, lib, sel.Query)
 	if err != nil {
 		return sel, err
 	}
@@ -153,22 +153,20 @@ type candidate struct {
 	score float64
 }
 
-// candidates ranks the skills for q; whole is false when hybrid search
+// candidates ranks lib's skills for q; whole is false when hybrid search
 // fell back to keywords alone (the embeddings failed), a result not worth
 // remembering.
-func (r *Retriever) candidates(ctx context.Context, q string) (cands []candidate, whole bool, err error) {
+func (r *Retriever) candidates(ctx context.Context, lib *library, q string) (cands []candidate, whole bool, err error) {
 	mode := r.opts.Mode
 	if r.emb == nil {
 		mode = ModeKeyword
 	}
 	var kw, em []candidate
 	if mode != ModeEmbedding {
-		if kw, err = r.keyword(ctx, q); err != nil {
-			return nil, false, err
-		}
+		kw = r.keyword(lib, q)
 	}
 	if mode != ModeKeyword {
-		if em, err = r.embedding(ctx, q); err != nil {
+		if em, err = r.embedding(ctx, lib, q); err != nil {
 			if mode == ModeEmbedding {
 				return nil, false, err
 			}
@@ -184,18 +182,14 @@ func (r *Retriever) candidates(ctx context.Context, q string) (cands []candidate
 	return fuse(kw, em), true, nil
 }
 
-func (r *Retriever) keyword(ctx context.Context, q string) ([]candidate, error) {
-	lib, err := r.library(ctx)
-	if err != nil {
-		return nil, err
-	}
+func (r *Retriever) keyword(lib *library, q string) []candidate {
 	var out []candidate
 	for _, c := range lib.bm25.search(q, r.opts.Candidates+r.opts.GeneralTopK) {
 		if c.score >= r.opts.MinBM25 {
 			out = append(out, c)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // fuse merges two rankings by reciprocal rank (k = 60).

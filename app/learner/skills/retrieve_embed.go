@@ -59,8 +59,8 @@ func embedText(name, description string, tags []string, body string) string {
 }
 
 // embedding ranks enabled skills by cosine similarity to the query.
-func (r *Retriever) embedding(ctx context.Context, q string) ([]candidate, error) {
-	docs, vecs, err := r.vectors(ctx)
+func (r *Retriever) embedding(ctx context.Context, lib *library, q string) ([]candidate, error) {
+	docs, vecs, err := r.vectors(ctx, lib)
 	if err != nil {
 		return nil, err
 	}
@@ -81,13 +81,9 @@ func (r *Retriever) embedding(ctx context.Context, q string) ([]candidate, error
 	return out, nil
 }
 
-// vectors returns the snapshot's skills and their vectors, computing the
+// vectors returns lib's skills and their vectors, computing the
 // vectors (through the store's cache) the first time they are needed.
-func (r *Retriever) vectors(ctx context.Context) ([]store.Skill, [][]float32, error) {
-	lib, err := r.library(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
+func (r *Retriever) vectors(ctx context.Context, lib *library) ([]store.Skill, [][]float32, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if lib.vecs == nil {
