@@ -27,26 +27,12 @@ func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Messag
 	}
 	for _, m := range msgs {
 		role := m.Role
-		if m.Role == "user" && !hasUserContentByBlocks(m.Content) {
+		if m.Role == "user" && m.Content.ToolResultsOnly() {
 			role = "tool"
 		}
 		conv = append(conv, ConvMessage{Role: role, Text: m.Content.Join("\n")})
 	}
 	return msgs, conv, nil
-}
-
-// hasUserContentByBlocks is the former hasUserContent: whether user
-// content holds something the person wrote, not only tool results.
-func hasUserContentByBlocks(c anthropic.Content) bool {
-	if c.Kind != anthropic.ContentBlocks {
-		return true
-	}
-	for _, b := range c.Blocks {
-		if b.Type != "tool_result" {
-			return true
-		}
-	}
-	return false
 }
 
 // truncateAnthropicByDecoding is truncateAnthropic as it was, given the
@@ -59,7 +45,7 @@ func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msg
 	}
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {
-		infos[i] = msgInfo{user: m.Role == "user" && hasUserContentByBlocks(m.Content), tokens: anthropicTokens(m)}
+		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: anthropicTokens(m)}
 	}
 	drop := truncate(infos, budget)
 	if drop == nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
-// decodedConversation is Conversation as the proxy computed it before the
-// fast path: System and Messages decoded, Join("\n"), and hasUserContent.
+// decodedConversation is Conversation from the decoded system prompt and
+// messages: the reference for the fast path.
 func decodedConversation(r *MessagesRequest) (Conversation, error) {
 	sys, err := decodeSystem(r.obj.Get("system"))
 	if err != nil {
@@ -22,25 +22,28 @@ func decodedConversation(r *MessagesRequest) (Conversation, error) {
 	if err != nil {
 		return Conversation{}, err
 	}
-	c := Conversation{System: sys.Join("\n"), Messages: make([]RoleText, len(msgs))}
-	for i, m := range msgs {
-		c.Messages[i] = RoleText{Role: m.Role, Text: m.Content.Join("\n"), ToolResultsOnly: !hasUserContent(m.Content)}
-	}
-	return c, nil
+	return conversationOf(sys, msgs), nil
 }
 
-// hasUserContent is the proxy's former test for a user message that is
-// not only tool results, kept as the reference for ToolResultsOnly.
-func hasUserContent(c Content) bool {
-	if c.Kind != ContentBlocks {
-		return true
-	}
-	for _, b := range c.Blocks {
-		if b.Type != "tool_result" {
-			return true
+// TestToolResultsOnly: user content only answers tool calls when it is
+// blocks, all of them tool results (no blocks counts).
+func TestToolResultsOnly(t *testing.T) {
+	result := Block{Type: "tool_result", ToolUseID: "t1"}
+	for name, tc := range map[string]struct {
+		c    Content
+		want bool
+	}{
+		"string":          {TextContent("hi"), false},
+		"absent":          {Content{}, false},
+		"no blocks":       {BlocksContent(), true},
+		"results":         {BlocksContent(result, result), true},
+		"result and text": {BlocksContent(result, Block{Type: "text", Text: "and"}), false},
+		"image":           {BlocksContent(Block{Type: "image"}), false},
+	} {
+		if got := tc.c.ToolResultsOnly(); got != tc.want {
+			t.Errorf("%s: ToolResultsOnly = %v", name, got)
 		}
 	}
-	return false
 }
 
 // sameError reports whether a and b are both nil or equal errors.
