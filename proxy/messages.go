@@ -142,6 +142,12 @@ func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest) error {
 	if err != nil {
 		return err
 	}
+	return truncateAnthropicMessages(req, msgs, budget)
+}
+
+// truncateAnthropicMessages drops what is over budget from msgs, the
+// request's messages, and sets the rest.
+func truncateAnthropicMessages(req *anthropic.MessagesRequest, msgs []anthropic.Message, budget int) error {
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {
 		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: anthropicTokens(m)}

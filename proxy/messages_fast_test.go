@@ -36,22 +36,14 @@ func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Messag
 }
 
 // truncateAnthropicByDecoding is truncateAnthropic as it was, given the
-// messages anthropicConvByDecoding decoded (the size estimate is
-// unchanged, and shared).
+// messages anthropicConvByDecoding decoded (the size estimate and the
+// truncation of the messages are unchanged, and shared).
 func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msgs []anthropic.Message) error {
 	budget := s.cfg.MaxContextTokens
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
 	}
-	infos := make([]msgInfo, len(msgs))
-	for i, m := range msgs {
-		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: anthropicTokens(m)}
-	}
-	drop := truncate(infos, budget)
-	if drop == nil {
-		return nil
-	}
-	return req.SetMessages(keep(msgs, drop))
+	return truncateAnthropicMessages(req, msgs, budget)
 }
 
 // anthropicSession is a conversation with text, tool calls and results
