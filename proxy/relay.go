@@ -50,6 +50,7 @@ func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration,
 	defer ir.stop()
 	out := &flusher{w: w, onFirst: onFirst}
 	rd := sse.NewReader(readAfterFlush{ir, out})
+	obs, passthrough := conv.(observer)
 	var streamErr error
 	for {
 		ev, err := rd.Next()
@@ -64,7 +65,6 @@ func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration,
 			return endStream(w, conv, err, ir.timedOut())
 		}
 		b, convErr := ev.Raw, error(nil)
-		obs, passthrough := conv.(observer)
 		if !passthrough {
 			b, convErr = conv.event(ev)
 		}
