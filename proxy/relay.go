@@ -246,9 +246,8 @@ func (a *anthropicFromOpenAI) event(ev sse.Event) ([]byte, error) {
 	case len(data) == 0:
 		return nil, nil
 	case string(data) == "[DONE]":
-		_ = a.acc.Add(data)
-		out, _ := a.tr.Chunk(data)
-		return out, nil
+		_ = a.acc.Add(data) // marks the record's stream complete
+		return a.tr.Finish(), nil
 	}
 	// Read once, for the record and for the translation.
 	c, err := openai.ParseStreamChunk(data)
