@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -129,6 +130,38 @@ func TestUpstreamFailures(t *testing.T) {
 	turns := e.turns(2)
 	if turns[0].Status != 502 || !strings.Contains(turns[0].Error, "unreachable") {
 		t.Errorf("failed turn recorded as %d %q", turns[0].Status, turns[0].Error)
+	}
+}
+
+// TestOversizedAnswer: a non-streamed answer longer than MaxAnswerBytes is
+// not read whole: the client gets a 502 in its own shape and the turn is
+// recorded with the reason; an answer within the bound still passes.
+func TestOversizedAnswer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, func(_ *config.Config, o *proxy.Options) { o.MaxAnswerBytes = 4096 })
+	body := `{"model":"m","max_tokens":5,"messages":[{"role":"user","content":"x"}]}`
+	for api, path := range paths {
+		e.up.Enqueue(fakeupstream.Reply{Text: strings.Repeat("a", 5000)})
+		status, b, _ := e.post(path, body)
+		if status != 502 {
+			t.Errorf("%s oversized: %d %s", api, status, b)
+		}
+		if msg := checkShape(t, api, b, ""); !strings.Contains(msg, "exceeds 4096 bytes") {
+			t.Errorf("%s oversized: message %q", api, msg)
+		}
+		e.up.Enqueue(fakeupstream.Reply{Text: strings.Repeat("b", 3000)})
+		if status, b, _ := e.post(path, body); status != 200 || !strings.Contains(string(b), "bbbb") {
+			t.Errorf("%s within the bound: %d %.200s", api, status, b)
+		}
+	}
+	failed := 0
+	for _, turn := range e.turns(4) {
+		if turn.Status == 502 && strings.Contains(turn.Error, "exceeds 4096 bytes") {
+			failed++
+		}
+	}
+	if failed != 2 {
+		t.Errorf("%d oversized turns recorded as such, want 2", failed)
 	}
 }
 

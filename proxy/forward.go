@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -124,7 +125,12 @@ func (s *Server) relayError(c *fiber.Ctx, ts *turnState, resp *http.Response, fl
 // relayBody answers a non-streamed request.
 func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl flavor) error {
 	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
+	body, err := readAnswer(resp, s.opts.MaxAnswerBytes)
+	if errors.Is(err, errAnswerTooLarge) {
+		msg := fmt.Sprintf("the upstream's answer exceeds %d bytes", s.opts.MaxAnswerBytes)
+		s.record(ts, http.StatusBadGateway, msg, nil)
+		return sendError(c, http.StatusBadGateway, "bad_upstream_response", msg)
+	}
 	if err != nil {
 		return s.upstreamFailed(c, ts, classify(err))
 	}
@@ -169,4 +175,39 @@ func truncateText(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// errAnswerTooLarge: a non-streamed answer longer than the proxy reads.
+var errAnswerTooLarge = errors.New("upstream answer too large")
+
+// readAnswer reads resp's body whole, at most limit bytes. A body that
+// says its length is read into one buffer of that size (io.ReadAll would
+// grow one from 512 bytes, copying as it goes).
+func readAnswer(resp *http.Response, limit int64) ([]byte, error) {
+	if resp.ContentLength > limit {
+		return nil, errAnswerTooLarge
+	}
+	var buf []byte
+	if resp.ContentLength >= 0 {
+		buf = make([]byte, 0, resp.ContentLength+1) // +1: EOF is seen without growing
+	} else {
+		buf = make([]byte, 0, 4096)
+	}
+	r := io.LimitReader(resp.Body, limit+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, errAnswerTooLarge
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

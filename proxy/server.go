@@ -19,6 +19,9 @@ import (
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
+// DefaultMaxAnswerBytes is Options.MaxAnswerBytes when unset.
+const DefaultMaxAnswerBytes = 64 << 20
+
 // Options configures a Server.
 type Options struct {
 	Config config.Config
@@ -33,6 +36,10 @@ type Options struct {
 	Now func() time.Time
 	// RecordQueue is the recorder's queue length (default 4096).
 	RecordQueue int
+	// MaxAnswerBytes bounds a non-streamed upstream answer, which the proxy
+	// reads whole to translate and record it (default 64 MiB); a larger
+	// one is answered 502. Streamed answers are bounded per event instead.
+	MaxAnswerBytes int64
 	// Memory serves /v1/memory/*; nil answers them 404.
 	Memory MemoryService
 	// Policy serves chat turns from the trained model when the mode is rl
@@ -68,6 +75,9 @@ func New(opts Options) *Server {
 	}
 	if opts.RecordQueue == 0 {
 		opts.RecordQueue = 4096
+	}
+	if opts.MaxAnswerBytes <= 0 {
+		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	cfg := opts.Config
 	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, client: newClient(cfg.Proxy)}

@@ -1,8 +1,12 @@
 package proxy
 
 import (
+	"errors"
+	"io"
 	"net/http"
+	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -38,5 +42,38 @@ func TestRetryDelay(t *testing.T) {
 	}
 	if got := c.delay(10, nil); got < 4*time.Second || got > 8*time.Second {
 		t.Errorf("backoff 10 = %v, want within the cap", got)
+	}
+}
+
+// TestReadAnswer: an answer is read whole up to the limit, with or without
+// a Content-Length; a longer one, or one whose length says so, is refused.
+func TestReadAnswer(t *testing.T) {
+	resp := func(body string, length int64) *http.Response {
+		return &http.Response{Body: io.NopCloser(iotest.OneByteReader(strings.NewReader(body))), ContentLength: length}
+	}
+	for _, tt := range []struct {
+		name   string
+		body   string
+		length int64
+		ok     bool
+	}{
+		{"known length", strings.Repeat("x", 100), 100, true},
+		{"unknown length", strings.Repeat("y", 5000), -1, true},
+		{"exactly the limit", strings.Repeat("z", 8192), -1, true},
+		{"empty", "", 0, true},
+		{"over, unknown length", strings.Repeat("w", 8193), -1, false},
+		{"over, length says so", "short", 9000, false},
+		{"over, length lies", strings.Repeat("v", 9000), 10, false},
+	} {
+		got, err := readAnswer(resp(tt.body, tt.length), 8192)
+		switch {
+		case tt.ok && (err != nil || string(got) != tt.body):
+			t.Errorf("%s: %d bytes, %v", tt.name, len(got), err)
+		case !tt.ok && !errors.Is(err, errAnswerTooLarge):
+			t.Errorf("%s: err %v, want errAnswerTooLarge", tt.name, err)
+		}
+	}
+	if got, _ := readAnswer(resp(strings.Repeat("x", 100), 100), 8192); cap(got) != 101 {
+		t.Errorf("a known length reads into one buffer: cap %d, want 101", cap(got))
 	}
 }
