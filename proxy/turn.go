@@ -78,7 +78,7 @@ func fromOpenAIBody(body []byte) response {
 // readOpenAIBody is fromOpenAIBody's gjson path; it reports false when the
 // body needs decoding. It reads each object once, member by member.
 func readOpenAIBody(body []byte) (response, bool) {
-	if !utf8.Valid(body) || !gjson.ValidBytes(body) {
+	if !utf8.Valid(body) || !rawjson.Valid(body) {
 		return response{}, false // decoding replaces invalid UTF-8
 	}
 	var top, ch, msg, usage [4]gjson.Result

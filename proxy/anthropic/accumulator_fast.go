@@ -22,7 +22,7 @@ func (a *Accumulator) addDeltaFast(event string, data []byte) bool {
 	if event != "" && event != "content_block_delta" {
 		return false // other events are few; they are decoded
 	}
-	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !gjson.ValidBytes(data) || !rawjson.WithinDepth(data) {
+	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !rawjson.Valid(data) {
 		return false
 	}
 	var typ string

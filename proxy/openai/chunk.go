@@ -48,7 +48,7 @@ func ParseStreamChunk(data []byte) (StreamChunk, error) {
 // is decoded on its own.
 func readStreamChunk(data []byte) (StreamChunk, bool) {
 	var c StreamChunk
-	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !gjson.ValidBytes(data) || !rawjson.WithinDepth(data) {
+	if len(data) == 0 || data[0] != '{' || !utf8.Valid(data) || !rawjson.Valid(data) {
 		return c, false
 	}
 	// A copy: callers keep some strings (ids, tool names, the finish

@@ -98,12 +98,13 @@ type message struct {
 	repeats                                               bool // one of them appears twice
 }
 
-// members reads a message's members in one pass over it.
-func members(m gjson.Result) message {
+// members reads a message's members in one pass over it, item being a
+// valid JSON object; only the members the checks read are parsed.
+func members(item []byte) message {
 	var msg message
-	m.ForEach(func(k, v gjson.Result) bool {
+	rawjson.EachMember(item, func(k, v []byte, at int) bool {
 		var dst *gjson.Result
-		switch k.Str {
+		switch rawjson.Key(k) {
 		case "role":
 			dst = &msg.role
 		case "content":
@@ -122,7 +123,7 @@ func members(m gjson.Result) message {
 		case dst.Exists():
 			msg.repeats = true
 		default:
-			*dst = v
+			*dst = rawjson.Result(v, at)
 		}
 		return true
 	})
@@ -143,7 +144,7 @@ func checkMessage(item json.RawMessage, i int) (message, error) {
 	if !m.IsObject() {
 		return message{}, noRole()
 	}
-	msg := members(m)
+	msg := members(item)
 	switch {
 	case msg.role.Type != gjson.String:
 		return message{}, noRole()

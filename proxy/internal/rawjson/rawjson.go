@@ -41,13 +41,13 @@ var ErrNotObject = errors.New("not a JSON object")
 //
 // data must be valid UTF-8: the request parsers check that first, to
 // answer with their API's invalid_utf8 error (encoding/json would repair
-// it silently). Valid input takes one validating pass and one splitting
-// pass with gjson (no reflection, one allocation for the copy and one for
-// the members); input gjson rejects is parsed again with encoding/json,
-// whose error the caller gets.
+// it silently). Valid input takes one validating pass (Valid) and one
+// splitting pass (EachMember): no reflection, one allocation for the copy
+// and one for the members; input Valid refuses is parsed again with
+// encoding/json, whose error the caller gets.
 func ParseObject(data []byte) (Object, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
-	if !gjson.ValidBytes(data) {
+	if !Valid(data) {
 		return parseObjectSlow(data)
 	}
 	o, ok := SplitObject(bytes.Clone(data))
@@ -66,16 +66,11 @@ func SplitObject(raw json.RawMessage) (Object, bool) {
 		return Object{}, false
 	}
 	o := Object{Fields: make([]Field, 0, 8)}
-	gjson.Parse(unsafe.String(&raw[0], len(raw))).ForEach(func(k, v gjson.Result) bool {
-		o.Set(strings.Clone(k.String()), sub(raw, v))
+	EachMember(raw, func(k, v []byte, _ int) bool {
+		o.Set(strings.Clone(Key(k)), v)
 		return true
 	})
 	return o, true
-}
-
-// sub returns the bytes of data that v (parsed from data) covers.
-func sub(data []byte, v gjson.Result) json.RawMessage {
-	return data[v.Index : v.Index+len(v.Raw) : v.Index+len(v.Raw)]
 }
 
 // SplitArray returns the elements of a JSON array as slices of raw, which
@@ -87,8 +82,8 @@ func SplitArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 		return nil, false
 	}
 	items := make([]json.RawMessage, 0, 8)
-	gjson.Parse(unsafe.String(&raw[0], len(raw))).ForEach(func(_, v gjson.Result) bool {
-		items = append(items, sub(raw, v))
+	EachElement(raw, func(v []byte, _ int) bool {
+		items = append(items, v)
 		return true
 	})
 	return items, true
