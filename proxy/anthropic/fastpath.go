@@ -28,11 +28,12 @@ import (
 //     bytes without surrounding white space, "null" included, as
 //     json.RawMessage decoding keeps them; Extra is nil when a message or
 //     block has no other members.
-//   - Strings are gjson's unescaped values, which equal encoding/json's
-//     (lone and mispaired surrogate escapes become U+FFFD in both) as long
-//     as the member is valid UTF-8: encoding/json replaces each invalid
-//     byte with U+FFFD, gjson keeps it, so a member that is not valid
-//     UTF-8 (possible only after SetField) is decoded.
+//   - Strings are unescaped as encoding/json unescapes them (lone and
+//     mispaired surrogate escapes become U+FFFD; rawjson.ForEach walks the
+//     members, FuzzUnquote holds its unescaping to encoding/json's) as
+//     long as the member is valid UTF-8: encoding/json replaces each
+//     invalid byte with U+FFFD, the walk keeps it, so a member that is not
+//     valid UTF-8 (possible only after SetField) is decoded.
 //
 // The walk takes the members for valid JSON, as parsing leaves them and
 // SetField requires them. It is stricter than decoding on one point only:
@@ -137,7 +138,7 @@ func readSystem(raw json.RawMessage) (Content, bool) {
 	if !rawjson.WithinDepth(raw) || !utf8.Valid(raw) {
 		return Content{}, false
 	}
-	return readContent(rawjson.View(raw))
+	return readContent(rawjson.Result(raw, 0))
 }
 
 // readMessages is Messages with gjson; it reports false when decoding
@@ -221,7 +222,7 @@ func readHead(item json.RawMessage) (msgHead, bool) {
 	h := msgHead{item: item}
 	var role gjson.Result
 	ok := true
-	m.ForEach(func(k, v gjson.Result) bool {
+	rawjson.ForEach(m, func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "role":
 			h.role = v
@@ -258,7 +259,7 @@ func readMessage(h msgHead) (Message, bool) {
 // "content", the last of each key, as SplitKnown leaves them.
 func extraMembers(m gjson.Result) map[string]json.RawMessage {
 	var extra map[string]json.RawMessage
-	m.ForEach(func(k, v gjson.Result) bool {
+	rawjson.ForEach(m, func(k, v gjson.Result) bool {
 		if k.Str != "role" && k.Str != "content" {
 			extra = addExtra(extra, k.Str, v)
 		}
@@ -291,7 +292,7 @@ func readContent(c gjson.Result) (Content, bool) {
 	var buf [4]Block // most content has a few blocks: collect them here, then copy them out once
 	blocks := buf[:0]
 	ok := true
-	c.ForEach(func(_, v gjson.Result) bool {
+	rawjson.ForEach(c, func(_, v gjson.Result) bool {
 		var b Block
 		if b, ok = readBlock(v); ok {
 			blocks = append(blocks, b)
@@ -313,7 +314,7 @@ func readBlock(b gjson.Result) (Block, bool) {
 	}
 	var known [len(blockKeys)]gjson.Result
 	var extra map[string]json.RawMessage
-	b.ForEach(func(k, v gjson.Result) bool {
+	rawjson.ForEach(b, func(k, v gjson.Result) bool {
 		if i := slices.Index(blockKeys[:], k.Str); i >= 0 {
 			known[i] = v
 		} else {
@@ -402,7 +403,7 @@ func readSource(s gjson.Result) (*ImageSource, bool) {
 	src := new(ImageSource)
 	fields := [...]*string{&src.Type, &src.MediaType, &src.Data, &src.URL, &src.FileID} // as sourceFields
 	ok := true
-	s.ForEach(func(k, v gjson.Result) bool {
+	rawjson.ForEach(s, func(k, v gjson.Result) bool {
 		i := slices.IndexFunc(sourceFields, func(f string) bool { return foldEqual(k.Str, f) })
 		switch {
 		case i < 0 || v.Type == gjson.Null:

@@ -220,3 +220,29 @@ func hex4(s []byte) rune {
 	}
 	return r
 }
+
+// ForEach is gjson's t.ForEach on the scanner: the same keys and values
+// (Index included; an array's key is its position, as a Number), except
+// that string values are unquoted a run at a time (unquote) instead of a
+// byte at a time. t must be a view of valid JSON, as View, Result and
+// ForEach give.
+func ForEach(t gjson.Result, fn func(key, value gjson.Result) bool) {
+	switch {
+	case !t.Exists():
+		return
+	case t.Type != gjson.JSON:
+		fn(gjson.Result{}, t)
+		return
+	}
+	raw := unsafe.Slice(unsafe.StringData(t.Raw), len(t.Raw))
+	if !EachMember(raw, func(k, v []byte, at int) bool {
+		key := gjson.Result{Type: gjson.String, Raw: unsafe.String(&k[0], len(k)), Str: Key(k), Index: t.Index + Offset(raw, k)}
+		return fn(key, Result(v, t.Index+at))
+	}) {
+		n := -1
+		EachElement(raw, func(v []byte, at int) bool {
+			n++
+			return fn(gjson.Result{Type: gjson.Number, Num: float64(n)}, Result(v, t.Index+at))
+		})
+	}
+}

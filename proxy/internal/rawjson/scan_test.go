@@ -83,6 +83,27 @@ func compareScan(t *testing.T, raw []byte, depth int) {
 	if !ok || len(got) != len(want) {
 		t.Fatalf("scanned %d values (ok %v), ForEach %d, in %q", len(got), ok, len(want), raw)
 	}
+	compareForEach(t, g)
+}
+
+// compareForEach holds ForEach to gjson's on t and, through the values
+// gjson gives (whose Index is not 0), on every container below it.
+func compareForEach(t *testing.T, g gjson.Result) {
+	var want, got []gjson.Result
+	g.ForEach(func(k, v gjson.Result) bool { want = append(want, k, v); return true })
+	ForEach(g, func(k, v gjson.Result) bool { got = append(got, k, v); return true })
+	if len(got) != len(want) {
+		t.Fatalf("ForEach gave %d keys and values, gjson %d, in %q", len(got), len(want), g.Raw)
+	}
+	for i := range want {
+		w, r := want[i], got[i]
+		if r.Type != w.Type || r.Raw != w.Raw || r.Str != w.Str || r.Num != w.Num || r.Index != w.Index {
+			t.Fatalf("ForEach item %d = %+v, gjson %+v, in %q", i, r, w, g.Raw)
+		}
+		if i%2 == 1 && (w.IsObject() || w.IsArray()) {
+			compareForEach(t, w)
+		}
+	}
 }
 
 // TestScanStops: fn returning false ends the walk.
