@@ -187,6 +187,33 @@ type FunctionDefinition struct {
 	Strict      *bool           `json:"strict,omitempty"`
 }
 
+// AppendJSON appends the tool's encoding to dst (rawjson.Appender): what
+// encoding/json writes, without reflection and with the parameters' JSON
+// as it came (encoding/json would validate and compact it again). A
+// translated request's tools are written on every turn.
+func (t Tool) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("type", t.Type)
+	w.Value("function", t.Function)
+	return w.Bytes()
+}
+
+// AppendJSON appends the function's encoding to dst (rawjson.Appender).
+func (f FunctionDefinition) AppendJSON(dst []byte) ([]byte, error) {
+	w := rawjson.ObjectAt(dst)
+	w.String("name", f.Name)
+	if f.Description != "" {
+		w.String("description", f.Description)
+	}
+	if len(f.Parameters) != 0 {
+		w.Raw("parameters", f.Parameters)
+	}
+	if f.Strict != nil {
+		w.Value("strict", *f.Strict)
+	}
+	return w.Bytes()
+}
+
 // Tools decodes the "tools" member (nil when absent).
 func (r *ChatRequest) Tools() ([]Tool, error) {
 	var tools []Tool

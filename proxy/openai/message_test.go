@@ -1,11 +1,14 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 func TestMessagesDecode(t *testing.T) {
@@ -168,5 +171,36 @@ func TestInjectSystem(t *testing.T) {
 	r.SetField("messages", json.RawMessage(`[{"role":"system","content":5}]`))
 	if err := r.InjectSystem("x"); err == nil {
 		t.Error("expected error for malformed system message")
+	}
+}
+
+// TestToolAppendJSON holds the tools' encoding to encoding/json's (with
+// HTML left unescaped, as rawjson writes strings), the parameters compared
+// after compacting, as encoding/json compacts them.
+func TestToolAppendJSON(t *testing.T) {
+	yes, no := true, false
+	tools := []Tool{
+		{Type: "function", Function: FunctionDefinition{Name: "read_file", Description: "Reads <a> & \"b\"\n\u2028",
+			Parameters: json.RawMessage(`{ "type": "object", "properties": {"path": {"type":"string"}} }`), Strict: &yes}},
+		{Type: "function", Function: FunctionDefinition{Name: "no_params"}},
+		{Type: "function", Function: FunctionDefinition{Name: "strict_false", Strict: &no, Parameters: json.RawMessage(`null`)}},
+		{Function: FunctionDefinition{Name: "é\x7f", Description: "d"}},
+	}
+	got, err := rawjson.Marshal(tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, got); err != nil {
+		t.Fatalf("invalid JSON %s: %v", got, err)
+	}
+	var want bytes.Buffer
+	enc := json.NewEncoder(&want)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(tools); err != nil {
+		t.Fatal(err)
+	}
+	if compact.String() != strings.TrimSuffix(want.String(), "\n") {
+		t.Errorf("tools encode as\n%s\nwant\n%s", compact.String(), want.String())
 	}
 }
