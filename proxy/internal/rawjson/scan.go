@@ -86,8 +86,8 @@ func EachElement(raw []byte, fn func(v []byte, at int) bool) bool {
 	}
 	for i = skipSpace(raw, i+1); i < len(raw) && raw[i] != ']'; {
 		end := valueEnd(raw, i)
-		if !fn(raw[i:end:end], i) {
-			break
+		if end == i || !fn(raw[i:end:end], i) {
+			break // end == i only in invalid JSON: stop rather than loop
 		}
 		if i = skipSpace(raw, end); i < len(raw) && raw[i] == ',' {
 			i = skipSpace(raw, i+1)
@@ -144,7 +144,7 @@ func Result(v []byte, at int) gjson.Result {
 		return gjson.Result{}
 	}
 	raw := unsafe.String(&v[0], len(v))
-	if v[0] == '"' {
+	if v[0] == '"' && len(v) >= 2 {
 		return gjson.Result{Type: gjson.String, Raw: raw, Str: unquote(v), Index: at}
 	}
 	r := gjson.Parse(raw)
@@ -169,6 +169,9 @@ func unquote(v []byte) string {
 	for i >= 0 {
 		b = append(b, s[:i]...)
 		s = s[i:] // s[0] is the backslash
+		if len(s) < 2 || (s[1] == 'u' && len(s) < 6) {
+			break // only in invalid JSON: keep the rest as it is
+		}
 		c := s[1]
 		s = s[2:]
 		switch c {

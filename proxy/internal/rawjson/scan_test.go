@@ -138,3 +138,23 @@ func FuzzUnquote(f *testing.F) {
 		}
 	})
 }
+
+// FuzzScanAnyInput: the scanner is for valid JSON, but on any input it
+// ends, without panicking, should a bug ever hand it something else.
+func FuzzScanAnyInput(f *testing.F) {
+	for _, s := range []string{`[1}`, `{"a":}`, `[`, `{"a`, `"\u12`, `"\`, `"`, `[1 2]`, `{"a":1 "b":2}`, `[,]`, `{"k":"\ud800\u`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n := 0
+		count := func([]byte, int) bool { n++; return true }
+		EachElement(data, count)
+		EachMember(data, func(k, v []byte, at int) bool { Key(k); return count(v, at) })
+		ForEach(View(data), func(k, v gjson.Result) bool { n++; return true })
+		Result(data, 0)
+		Valid(data)
+		if n > 2*len(data)+2 {
+			t.Fatalf("%d values in %d bytes", n, len(data))
+		}
+	})
+}
