@@ -10,11 +10,11 @@ import (
 )
 
 // The scanner walks JSON already known to be valid (Valid passed on it or
-// on the document it was cut from) and finds where values
-// end without decoding them: a string is skipped with bytes.IndexByte,
-// which runs at memory speed, where gjson's ForEach unescapes every string
-// it passes, tool results and file contents included. FuzzScanAgrees holds
-// it to gjson's ForEach.
+// on the document it was cut from) and finds where values end without
+// decoding them: a string is skipped with bytes.IndexByte, which runs at
+// memory speed, where gjson's ForEach unescapes every string it passes,
+// tool results and file contents included. FuzzScanAgrees holds it to
+// gjson's ForEach; on other input it still ends (FuzzScanAnyInput).
 
 // isSpace reports JSON whitespace.
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
@@ -129,10 +129,7 @@ func Key(raw []byte) string {
 	if len(raw) < 2 {
 		return ""
 	}
-	if bytes.IndexByte(raw, '\\') < 0 {
-		return unsafe.String(&raw[1], len(raw)-2)
-	}
-	return gjson.ParseBytes(raw).Str
+	return unquote(raw)
 }
 
 // Result returns the gjson view of v, a value EachMember or EachElement
