@@ -138,7 +138,7 @@ func readSystem(raw json.RawMessage) (Content, bool) {
 	if !rawjson.WithinDepth(raw) || !utf8.Valid(raw) {
 		return Content{}, false
 	}
-	return readContent(rawjson.Result(raw, 0))
+	return readContent(rawjson.View(raw))
 }
 
 // readMessages is Messages with gjson; it reports false when decoding

@@ -89,11 +89,17 @@ func SplitArray(raw json.RawMessage) ([]json.RawMessage, bool) {
 	return items, true
 }
 
-// View returns a gjson view of raw without copying it. raw must stay
-// unchanged while the view is used.
+// View returns a gjson view of raw, valid JSON, without copying it: what
+// gjson.Parse gives, except that a string is unquoted a run at a time (see
+// Result). raw must stay unchanged while the view is used.
 func View(raw []byte) gjson.Result {
-	if len(raw) == 0 {
+	i := skipSpace(raw, 0)
+	switch {
+	case i == len(raw):
 		return gjson.Result{}
+	case raw[i] == '"':
+		end := stringEnd(raw, i)
+		return Result(raw[i:end:end], i)
 	}
 	return gjson.Parse(unsafe.String(&raw[0], len(raw)))
 }

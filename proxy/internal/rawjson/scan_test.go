@@ -25,6 +25,9 @@ func FuzzScanAgrees(f *testing.F) {
 		if !gjson.ValidBytes(data) {
 			t.Skip()
 		}
+		if v, g := View(data), gjson.ParseBytes(data); v.Type != g.Type || v.Raw != g.Raw || v.Str != g.Str || v.Num != g.Num || v.Index != g.Index {
+			t.Fatalf("View = %+v, gjson.Parse %+v, for %q", v, g, data)
+		}
 		compareScan(t, data, 0)
 	})
 }
