@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -190,55 +189,45 @@ func (r *MessagesRequest) Tools() ([]Tool, error) {
 	return tools, nil
 }
 
-// toolFields are Tool's JSON names, in its field order.
-var toolFields = [...]string{"type", "name", "description", "input_schema", "cache_control"}
+// toolFields are Tool's JSON names, in the order of readTools' cases.
+var toolFields = []string{"type", "name", "description", "input_schema", "cache_control"}
 
 // readTools is Tools without reflection, for the tools a client sends on
 // every turn. It answers only when decoding would give the same without
-// an error: raw is a valid UTF-8 array of objects whose members that
-// encoding/json would match to a field are named exactly as the field,
-// once each, the string fields strings or null. Otherwise it reports
-// false and Tools decodes (FuzzToolsAgrees holds the two to one answer).
+// an error: raw is a valid UTF-8 array of objects read by rawjson.Members
+// (no field repeated or named up to case), the string fields strings or
+// null. Otherwise it reports false and Tools decodes (FuzzToolsAgrees
+// holds the two to one answer).
 func readTools(raw json.RawMessage) ([]Tool, bool) {
-	if !utf8.Valid(raw) {
+	list := rawjson.View(raw)
+	if !list.IsArray() || !utf8.Valid(raw) {
 		return nil, false
 	}
 	tools := make([]Tool, 0, 8) // decoding "[]" gives an empty list, not nil
-	good := true
-	isArray := rawjson.EachElement(raw, func(el []byte, _ int) bool {
+	ok := true
+	rawjson.ForEach(list, func(_, el gjson.Result) bool {
 		var t Tool
-		var seen [len(toolFields)]bool
-		strs := [...]*string{&t.Type, &t.Name, &t.Description}
-		good = rawjson.EachMember(el, func(k, v []byte, at int) bool {
-			key := rawjson.Key(k)
-			i := slices.Index(toolFields[:], key)
-			switch {
-			case i < 0:
-				// Ignored, unless decoding would match it to a field by
-				// folding its case.
-				good = !slices.ContainsFunc(toolFields[:], func(f string) bool { return rawjson.FoldEqual(key, f) })
-			case seen[i]:
-				good = false
-			case i < len(strs):
-				r := rawjson.Result(v, at)
-				if r.Type == gjson.String {
-					*strs[i] = strings.Clone(r.Str)
-				}
-				good = r.Type == gjson.String || r.Type == gjson.Null
-			case toolFields[i] == "input_schema":
-				t.InputSchema = bytes.Clone(v)
+		ok = rawjson.Members(el, toolFields, func(i int, v gjson.Result) bool {
+			switch i {
+			case 0:
+				t.Type = strings.Clone(v.Str)
+			case 1:
+				t.Name = strings.Clone(v.Str)
+			case 2:
+				t.Description = strings.Clone(v.Str)
+			case 3:
+				t.InputSchema = json.RawMessage(v.Raw)
+				return true
 			default:
-				t.CacheControl = bytes.Clone(v)
+				t.CacheControl = json.RawMessage(v.Raw)
+				return true
 			}
-			if i >= 0 {
-				seen[i] = true
-			}
-			return good
-		}) && good
+			return rawjson.IsText(v)
+		})
 		tools = append(tools, t)
-		return good
+		return ok
 	})
-	return tools, isArray && good
+	return tools, ok
 }
 
 // ToolChoice is the "tool_choice" member.
