@@ -129,13 +129,14 @@ type msgRead struct {
 }
 
 // readSystem is System with gjson: raw absent or null, a string, or blocks
-// that all decode, nested no deeper than encoding/json accepts. It reports
-// false when decoding would fail, or might read the strings otherwise.
+// that all decode. It reports false when decoding would fail, or might
+// read the strings otherwise. (Parsing already refused a member nested
+// deeper than encoding/json decodes: see rawjson.ParseObject.)
 func readSystem(raw json.RawMessage) (Content, bool) {
 	if isNull(raw) {
 		return Content{}, true
 	}
-	if !rawjson.WithinDepth(raw) || !utf8.Valid(raw) {
+	if !utf8.Valid(raw) {
 		return Content{}, false
 	}
 	return readContent(rawjson.View(raw))
@@ -198,7 +199,7 @@ func (r *MessagesRequest) split(raw json.RawMessage) (*msgSplit, error) {
 // validUTF8 tells whether raw is valid UTF-8.
 func splitMessages(raw json.RawMessage, validUTF8 bool) (*msgSplit, error) {
 	items, ok := rawjson.SplitArray(raw)
-	if !ok || !rawjson.WithinDepth(raw) {
+	if !ok {
 		return nil, invalid(CodeInvalidMessages, "messages: must be an array")
 	}
 	s := &msgSplit{raw: raw, heads: make([]msgHead, len(items)), validUTF8: validUTF8}

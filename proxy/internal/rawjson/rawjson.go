@@ -44,7 +44,8 @@ var ErrNotObject = errors.New("not a JSON object")
 // it silently). Valid input takes one validating pass (Valid) and one
 // splitting pass (EachMember): no reflection, one allocation for the copy
 // and one for the members; input Valid refuses is parsed again with
-// encoding/json, whose error the caller gets.
+// encoding/json, whose error the caller gets. Either way no member nests
+// deeper than MaxDepth, so a member decodes unless its types are wrong.
 func ParseObject(data []byte) (Object, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
 	if !Valid(data) {
@@ -328,33 +329,6 @@ func escapeASCII(c byte) string {
 // MaxDepth is encoding/json's nesting limit: it refuses a value whose
 // arrays and objects nest deeper.
 const MaxDepth = 10000
-
-// WithinDepth reports whether raw, valid JSON, nests no deeper than
-// MaxDepth, so that a gjson fast path never accepts what encoding/json
-// would refuse. Short or bracket-poor values answer at once; only one with
-// more brackets than MaxDepth (some may be inside strings) is scanned.
-func WithinDepth(raw []byte) bool {
-	if len(raw) <= MaxDepth || bytes.Count(raw, []byte("{"))+bytes.Count(raw, []byte("[")) <= MaxDepth {
-		return true
-	}
-	depth, inString := 0, false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case inString:
-		case c == '{' || c == '[':
-			if depth++; depth > MaxDepth {
-				return false
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
-	}
-	return true
-}
 
 // IsText reports whether v (read with gjson) decodes into a string or a
 // *string: absent, null or a string. (An absent gjson.Result has type
