@@ -1,0 +1,21 @@
+// Package evalsets loads the labelled sets that measure retrieval: which
+// skills fit an agent's turn, and which earlier conversation turns answer a
+// question asked weeks later. It only reads files; the measuring lives with
+// the code measured (skills, memory, the retrieval core).
+//
+// Two sets live below this folder, written independently of each other:
+//
+//   - dev/: the set retrieval is developed and tuned on.
+//   - heldout/: written before any tuning, by someone who did not read the
+//     retrieval code, and never tuned on. Reported figures come from it, and
+//     `make test` holds them as regression floors.
+//
+// Each set has the same layout:
+//
+//	skills/<name>/SKILL.md        the skill library (reference layout)
+//	turns.jsonl                   one SkillTurn per line
+//	memory/conversations.jsonl    one Conversation (a session) per line
+//	memory/questions.jsonl        one Question per line
+//
+// Only evaluation code in tests and benchmarks imports this package.
+package evalsets
