@@ -60,8 +60,9 @@ BENCH_SUMMARY = { print; fflush() } \
 	      if (u[y] == "req/s") line = line sprintf("  %.1f%% of direct req/s", 100 * m[n, u[y]] / m[d, u[y]]); \
 	      else line = line "  +" f(m[n, u[y]] - m[d, u[y]]) " " u[y] } print line } }
 
-check: ## vet, macOS type-check, formatting, and a check that generated files are up to date
+check: ## vet, macOS type-check, formatting, docs and package docs, and a check that generated files are up to date
 	$(GO) vet ./...
+	$(GO) test -count=1 -run '^(TestDocs|TestPackageDocs)' ./app/ ./app/cli/ # commands, keys and links the docs name exist; every package is documented
 	build/check-darwin.sh # gopls type-check of the macOS build (skipped without gopls)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	@$(MAKE) --no-print-directory generate

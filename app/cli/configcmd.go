@@ -102,7 +102,20 @@ func configShow(env *Env, args []string) error {
 	return nil
 }
 
+// keysHelp prints the usage of a config subcommand whose arguments are keys
+// when they ask for help instead (`metaclaw config get --help`).
+func keysHelp(env *Env, args []string, usage string) bool {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprintln(env.Stdout, "Usage: metaclaw config "+usage)
+		return true
+	}
+	return false
+}
+
 func configGet(env *Env, args []string) error {
+	if keysHelp(env, args, "get KEY") {
+		return nil
+	}
 	if len(args) != 1 {
 		return usageError("usage: metaclaw config get KEY")
 	}
@@ -120,6 +133,9 @@ func configGet(env *Env, args []string) error {
 }
 
 func configSet(env *Env, args []string) error {
+	if keysHelp(env, args, "set KEY VALUE [KEY VALUE ...]") {
+		return nil
+	}
 	if len(args) == 0 || len(args)%2 != 0 {
 		return usageError("usage: metaclaw config set KEY VALUE [KEY VALUE ...]")
 	}
@@ -162,6 +178,9 @@ func noteRestart(env *Env, dir string) {
 }
 
 func configUnset(env *Env, args []string) error {
+	if keysHelp(env, args, "unset KEY ...") {
+		return nil
+	}
 	if len(args) == 0 {
 		return usageError("usage: metaclaw config unset KEY ...")
 	}
