@@ -61,14 +61,17 @@ OC_TOOLS = [
 OC_PERSONAS = {
     "ines": {
         "tz": "Europe/Lisbon", "host": "ines-mbp", "os": "darwin 25.1.0", "repo": "~/.openclaw/workspace",
+        "memory_md": "# MEMORY.md\n- 2026-01: Rui's birthday 14 June; likes natural wine, hates surprises.\n- Inês pays rent on the 8th (1,150 EUR); landlord Sr. Matos answers only by phone.\n- Weekly budget review on Sundays in the 'Casa' spreadsheet.\n- Pastel's vet: Clínica do Bairro, vaccines due in October.\n- Work: design system migration at the startup; weekly update to Joana every Friday.\n- Prefers the Sintra train from Rossio; hates driving in Lisbon.\n", "tools_md": "# TOOLS.md\n- Mail: himalaya CLI, account 'pessoal'.\n- Calendar: gcal via tool_search 'calendar'.\n- Notes vault: ~/Notes (Obsidian), daily notes in Diário/.\n- Printer: 'Brother-sala' on the LAN.\n",
         "user_md": "# USER.md\n- Name: Inês Carvalho\n- Pronouns: she/her\n- Lives in Lisbon, works as a product designer at a travel startup\n- Partner: Rui. Cat: Pastel.\n- Likes: short answers, bullet points, no emoji walls\n- Calendar: Google (work), iCloud (personal)\n- Languages: Portuguese, English; some French\n",
     },
     "jonas": {
         "tz": "Europe/Berlin", "host": "jonas-thinkpad", "os": "linux 6.8.0-48-generic", "repo": "~/shop",
+        "memory_md": "# MEMORY.md\n- Shop stack: Shopware 6 in Docker Compose (web, mysql, redis) in ~/shop; deploy script ~/shop/deploy.sh.\n- Supplier for frames: Rahmenwerk GmbH (contact Herr Vogel); chains from Velotech.\n- DHL business account; shipping rates table in shipping.csv.\n- Backups: nightly mysqldump to the Synology, checked monthly.\n- Steuerberaterin: Frau Lindqvist, needs the sales export by the 5th.\n", "tools_md": "# TOOLS.md\n- Python scripts live in ~/shop/scripts (system python3; no venv yet).\n- Label printer: Zebra on USB.\n- SSH: 'shop-prod' host in ~/.ssh/config.\n",
         "user_md": "# USER.md\n- Name: Jonas Weber\n- Hamburg. Runs a small online shop for refurbished bikes (Shopware + a few Python scripts)\n- Writes to customers in German, to suppliers in English\n- Prefers that you ask before sending anything on his behalf\n- Accountant: Frau Lindqvist, invoices due on the 5th\n",
     },
     "sam": {
         "tz": "America/Los_Angeles", "host": "homelab", "os": "linux 6.1.0-27-amd64", "repo": "~/code",
+        "memory_md": "# MEMORY.md\n- Home lab: Proxmox host 'pve1', NAS at /mnt/nas (Synology, NFS), Pi-hole on 'pi3'.\n- Blog: Astro site in ~/code/blog, deployed with `make deploy` to a VPS behind Caddy.\n- Sam's team at work uses Conventional Commits and squash merges; PR template is mandatory.\n- Ada's school: pick-up 3pm Tue/Thu; Theo's daycare closes at 5:30.\n- Budget: mortgage 2,480 USD, daycare 1,650 USD; reviews spending on the 1st.\n- finance ledger is SQLite at ~/finance/ledger.db (beancount import script nearby).\n", "tools_md": "# TOOLS.md\n- gh CLI logged in as sam-okoye.\n- Go 1.23, Node 22, Python 3.12 via uv.\n- Cameras: 'porch' and 'garage' in Frigate on pve1.\n- Restic backups to B2 every night at 01:30 (see ~/bin/backup.sh).\n",
         "user_md": "# USER.md\n- Name: Sam Okoye\n- Seattle. Backend engineer (Go, Postgres); home lab with Proxmox, a NAS and too many Raspberry Pis\n- Likes seeing the exact commands you ran\n- Kids: Ada (7) and Theo (4)\n- Do not touch ~/code/work without asking\n",
     },
 }
@@ -131,6 +134,14 @@ Be genuinely helpful, not performatively helpful. Have opinions. Be resourceful 
 - Vibe: calm, dry humour
 
 {p["user_md"]}
+## MEMORY.md
+{p["memory_md"]}
+## TOOLS.md
+{p["tools_md"]}
+## HEARTBEAT.md
+# HEARTBEAT.md
+- Every morning: check the calendar for the next 24 hours and unread mail from family.
+- Weekly on Sunday: remind about the budget review and overdue todos.
 """
 
 
@@ -235,11 +246,34 @@ def oc_anthropic(t, persona, model, at, turns, cur, ctx):
 
 # ---------------------------------------------------------------- Claude Code
 
+CC_BASH_DESCRIPTION = """Runs a bash command in a persistent shell session with an optional timeout (up to 10 minutes).
+
+Before running a command:
+- If it creates files or folders, check first with ls that the parent folder exists.
+- Quote paths that contain spaces.
+- Prefer Grep, Glob and Read over grep, find, cat and head.
+- Chain dependent commands with &&; use ; only when a failure should not stop the rest.
+
+# Committing changes with git
+Only commit when the user asks. Then:
+1. Run git status, git diff (staged and unstaged) and git log -n 5 in parallel to see the changes and the repository's message style.
+2. Draft a concise message that says why the change was made, not only what changed; do not commit files that may hold secrets (.env, credentials).
+3. Stage the relevant files, commit with the message passed through a HEREDOC, then run git status to confirm.
+4. If a pre-commit hook changes files, include them and retry once. Never use --no-verify, never force-push, never change git config, and do not push unless asked.
+
+# Creating pull requests
+Use the gh CLI for GitHub work. To open a PR:
+1. Check git status, the diff against the base branch and every commit on the branch, not just the last one.
+2. Push the branch with -u if needed, then gh pr create with a title and a body made of a short summary (1-3 bullets) and a test plan checklist.
+3. Return the PR URL when done."""
+
+CC_TODO_DESCRIPTION = """Create and manage a structured task list for the current session. Use it for work with three or more distinct steps, when the user gives several tasks at once, or when new requirements appear mid-task. Mark a task in_progress before starting it and completed right after finishing it; keep only one task in progress. Do not use it for a single trivial step or for purely conversational requests."""
+
 CC_TOOLS = [
     ("Task", "Launch a sub-agent for a multi-step search or task and get its final report back.",
      {"description": {"type": "string"}, "prompt": {"type": "string"}, "subagent_type": {"type": "string"}},
      ["description", "prompt", "subagent_type"]),
-    ("Bash", "Run a bash command in a persistent shell, with an optional timeout. Quote paths with spaces.",
+    ("Bash", CC_BASH_DESCRIPTION,
      {"command": {"type": "string"}, "description": {"type": "string"}, "timeout": {"type": "number"},
       "run_in_background": {"type": "boolean"}}, ["command"]),
     ("Glob", "Find files by glob pattern, newest first.", {"pattern": {"type": "string"}, "path": {"type": "string"}},
@@ -254,7 +288,7 @@ CC_TOOLS = [
       "replace_all": {"type": "boolean"}}, ["file_path", "old_string", "new_string"]),
     ("Write", "Write a whole file.", {"file_path": {"type": "string"}, "content": {"type": "string"}},
      ["file_path", "content"]),
-    ("TodoWrite", "Create and update the session's task list.",
+    ("TodoWrite", CC_TODO_DESCRIPTION,
      {"todos": {"type": "array", "items": {"type": "object"}}}, ["todos"]),
     ("WebFetch", "Fetch a URL and answer a question about its content.",
      {"url": {"type": "string"}, "prompt": {"type": "string"}}, ["url", "prompt"]),
@@ -543,6 +577,7 @@ HERMES_USERS = {
             "memory": ["Project ~/code/ledger is a Python 3.12 Flask app with pytest",
                        "Machine: Fedora 41 laptop, podman instead of docker",
                        "User's blog deploys with `make deploy` to a Netlify site"],
+            "context": "# Project Context\n\nThe following project context files have been loaded and should be followed:\n\n## AGENTS.md\n\n- Python 3.12, Flask, SQLAlchemy; tests with `python -m pytest -q`.\n- Money is Decimal, rounded half-up to cents at the end of each calculation.\n- Commit messages in English, imperative mood.\n- Never run migrations against the production database from a laptop.\n",
             "user": ["Name: Leo Martín, Valencia, freelance full-stack developer",
                      "Writes in Spanish or English, answer in the same language",
                      "Has a gym contract with FitPlus; tracking costs to save for a flat deposit"]},
@@ -582,7 +617,7 @@ def hermes_block(title, entries, limit):
 def hermes_system(t, at):
     u = HERMES_USERS[t.get("persona", "noor")]
     platform = "cron" if t.get("cron") else u["platform"]
-    return "\n\n".join([
+    return "\n\n".join(part for part in [
         "You are Hermes Agent, an AI assistant made by Nous Research. You are helpful, knowledgeable and direct: you "
         "answer questions, write and edit code, analyse information and take actions through your tools. Say when you "
         "are unsure, and prefer being useful to being verbose.",
@@ -594,10 +629,11 @@ def hermes_system(t, at):
         hermes_block("USER PROFILE (who the user is)", u["user"], 1375),
         "## Skills (mandatory)\nBefore replying, scan the skills below. If one matches your task, load it with "
         "skill_view(name) and follow it. Only go ahead without a skill if none is relevant.\n\n" + HERMES_SKILLS,
+        u.get("context", ""),
         at.strftime("Conversation started: %A, %B %d, %Y %I:%M %p") + f"\nSession ID: {at.strftime('%Y%m%d_%H%M%S')}_"
         + hid(t["id"], n=6) + f"\nModel: {t.get('model', 'anthropic/claude-sonnet-4.5')}\nProvider: openrouter",
         HERMES_PLATFORM[platform],
-    ])
+    ] if part)
 
 
 def hermes(t):
@@ -611,7 +647,8 @@ def hermes(t):
         cid = "call_" + hid(t["id"], i, n=24)
         msgs.append({"role": "assistant", "content": step[3] if len(step) > 3 else "", "tool_calls": [
             {"id": cid, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}]})
-        msgs.append({"role": "tool", "tool_call_id": cid, "content": json.dumps({"output": result, "exit_code": 0})
+        code = step[4] if len(step) > 4 else 0
+        msgs.append({"role": "tool", "tool_call_id": cid, "content": json.dumps({"output": result, "exit_code": code})
                      if name == "terminal" else result})
     tools = [{"type": "function", "function": {"name": n, "description": d, "parameters": {
         "type": "object", "properties": p, "required": r}}} for n, d, p, r in HERMES_TOOLS]

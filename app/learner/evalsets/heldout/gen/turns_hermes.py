@@ -5,8 +5,8 @@ def T(id, user, rel, acc=(), **kw):
     return dict(id=id, agent="hermes", api="openai", user=user, relevant=list(rel), acceptable=list(acc), **kw)
 
 
-def sh(cmd, out, say=""):
-    return ("terminal", {"command": cmd}, out, say)
+def sh(cmd, out, say="", code=0):
+    return ("terminal", {"command": cmd}, out, say, code)
 
 
 HERMES = [
@@ -30,13 +30,13 @@ HERMES = [
       loop=[sh("find ~/Downloads -type f -mtime +180 | wc -l", "1432", "Let me see how much that is first."),
             sh("find ~/Downloads -type f -mtime +180 -printf '%s\\n' | awk '{s+=$1} END {print s/1024/1024/1024 \" GB\"}'", "38.6 GB")]),
     T("h018", "my website is down?? noor.dev doesn't load", ["debug-tls-dns-connection"],
-      loop=[sh("curl -sS -o /dev/null -w '%{http_code}' https://noor.dev", "curl: (60) SSL certificate problem: certificate has expired\nMore details here: https://curl.se/docs/sslcerts.html"),
+      loop=[sh("curl -sS -o /dev/null -w '%{http_code}' https://noor.dev", "curl: (60) SSL certificate problem: certificate has expired\nMore details here: https://curl.se/docs/sslcerts.html", "", 60),
             sh("echo | openssl s_client -connect noor.dev:443 -servername noor.dev 2>/dev/null | openssl x509 -noout -dates", "notBefore=Dec  9 02:11:40 2025 GMT\nnotAfter=Mar  9 02:11:39 2026 GMT")], day="2026-03-10"),
     T("h019", "ok, and draft an email to FitPlus cancelling my membership. contract number FP-88213, I want it to end at the end of April", ["write-professional-email"], persona="leo",
       history=[("user", "help me see where my money goes, here are my fixed costs: rent 780, phone 20, gym 39, netflix 15.49, car insurance 46"),
                ("assistant", "Fixed costs come to 900.49€ a month. The gym and streaming are the easiest to drop; together they are 54.49€ a month, about 654€ a year.")]),
     T("h020", "run the test suite of ~/code/ledger and fix whatever fails", ["debug-failing-test"], ["test-before-bugfix", "verify-tool-results"], persona="leo",
-      loop=[sh("cd ~/code/ledger && python -m pytest -q", "....F........\n=================================== FAILURES ===================================\n___________________________ test_monthly_interest ____________________________\n\n    def test_monthly_interest():\n        acct = Account(balance=Decimal('1000.00'), rate=Decimal('0.05'))\n>       assert acct.monthly_interest() == Decimal('4.17')\nE       AssertionError: assert Decimal('4.16') == Decimal('4.17')\n\ntests/test_interest.py:14: AssertionError\n1 failed, 12 passed in 0.41s")]),
+      loop=[sh("cd ~/code/ledger && python -m pytest -q", "....F........\n=================================== FAILURES ===================================\n___________________________ test_monthly_interest ____________________________\n\n    def test_monthly_interest():\n        acct = Account(balance=Decimal('1000.00'), rate=Decimal('0.05'))\n>       assert acct.monthly_interest() == Decimal('4.17')\nE       AssertionError: assert Decimal('4.16') == Decimal('4.17')\n\ntests/test_interest.py:14: AssertionError\n1 failed, 12 passed in 0.41s", "", 1)]),
     T("h021", "push my side project ~/code/pricebot to a new public github repo", ["handle-secrets-safely"], ["confirm-destructive-actions"],
       loop=[sh("cd ~/code/pricebot && git status --short && ls -a", "?? .env\n?? bot.py\n?? requirements.txt\n.  ..  .env  .git  bot.py  requirements.txt"),
             ("read_file", {"path": "~/code/pricebot/.env"}, "     1|TELEGRAM_TOKEN=7781...redacted...\n     2|OPENAI_API_KEY=sk-proj-...redacted...")]),
@@ -44,9 +44,9 @@ HERMES = [
       loop=[("search_files", {"pattern": "*.md", "path": "~/notes/2026-W11", "target": "files"}, "mon.md\ntue.md\nwed.md\nthu.md\nfri.md"),
             ("read_file", {"path": "~/notes/2026-W11/thu.md"}, "     1|- airflow: backfill for the billing DAG done, 3 days of data reprocessed\n     2|- still waiting on Farid for the BigQuery reservation\n     3|- rust: finished chapter 8 (collections)\n     4|- forgot to book the dentist again")]),
     T("h023", "install the deps for ~/code/dashboard and start the dev server", ["change-approach-after-repeated-failure"], ["upgrade-dependencies"],
-      loop=[sh("cd ~/code/dashboard && npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error Found: vite@6.0.3\nnpm error Could not resolve dependency: peer vite@\"^5.0.0\" from @vitejs/plugin-react@4.2.1"),
-            sh("cd ~/code/dashboard && npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error Found: vite@6.0.3\nnpm error Could not resolve dependency: peer vite@\"^5.0.0\" from @vitejs/plugin-react@4.2.1", "Retrying."),
-            sh("cd ~/code/dashboard && rm -rf node_modules && npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error Found: vite@6.0.3\nnpm error Could not resolve dependency: peer vite@\"^5.0.0\" from @vitejs/plugin-react@4.2.1", "Clearing node_modules and trying again.")]),
+      loop=[sh("cd ~/code/dashboard && npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error Found: vite@6.0.3\nnpm error Could not resolve dependency: peer vite@\"^5.0.0\" from @vitejs/plugin-react@4.2.1", "", 1),
+            sh("cd ~/code/dashboard && npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error Found: vite@6.0.3\nnpm error Could not resolve dependency: peer vite@\"^5.0.0\" from @vitejs/plugin-react@4.2.1", "Retrying.", 1),
+            sh("cd ~/code/dashboard && rm -rf node_modules && npm install", "npm error code ERESOLVE\nnpm error ERESOLVE unable to resolve dependency tree\nnpm error Found: vite@6.0.3\nnpm error Could not resolve dependency: peer vite@\"^5.0.0\" from @vitejs/plugin-react@4.2.1", "Clearing node_modules and trying again.", 1)]),
     T("h024", "random q - what's 1 USD in AED?", [], ["flag-outdated-information"], note="trivial fact after a longer different chat",
       history=[("user", "which rust book should I start with, the official one or Programming Rust?"),
                ("assistant", "Start with the official book (free, gentle, up to date), then use Programming Rust as the deeper second read."),
@@ -54,6 +54,9 @@ HERMES = [
     T("h025", "plan 4 days in Kyoto for me and Sami in early April, we like quiet temples and good food", ["plan-travel-itinerary"], ["verify-tool-results"],
       loop=[("web_search", {"query": "Kyoto cherry blossom forecast 2026 early April crowds"}, "[{\"title\": \"2026 Cherry Blossom Forecast - Japan\", \"url\": \"https://www.japan-guide.com/sakura/\", \"snippet\": \"Kyoto full bloom expected around March 31 - April 6...\"}, {\"title\": \"Avoiding crowds in Kyoto during sakura\", \"url\": \"https://example-travel.blog/kyoto-sakura\", \"snippet\": \"Go to Fushimi Inari before 7am, visit Ohara and Kurama for quieter temples...\"}]")]),
     T("h026", "pihole stopped resolving anything since this morning, can you fix it", ["debug-tls-dns-connection"], ["systemd-service-unit"],
-      loop=[sh("dig @127.0.0.1 google.com +time=2 +tries=1", ";; communications error to 127.0.0.1#53: timed out\n;; no servers could be reached"),
-            sh("systemctl status pihole-FTL --no-pager | head -5", "× pihole-FTL.service - Pi-hole FTL\n     Loaded: loaded (/etc/systemd/system/pihole-FTL.service; enabled)\n     Active: failed (Result: exit-code) since Tue 2026-03-10 06:02:11 +04; 3h ago\n    Process: 812 ExecStart=/usr/bin/pihole-FTL -f (code=exited, status=1/FAILURE)")]),
+      loop=[sh("dig @127.0.0.1 google.com +time=2 +tries=1", ";; communications error to 127.0.0.1#53: timed out\n;; no servers could be reached", "", 9),
+            sh("systemctl status pihole-FTL --no-pager | head -5", "× pihole-FTL.service - Pi-hole FTL\n     Loaded: loaded (/etc/systemd/system/pihole-FTL.service; enabled)\n     Active: failed (Result: exit-code) since Tue 2026-03-10 06:02:11 +04; 3h ago\n    Process: 812 ExecStart=/usr/bin/pihole-FTL -f (code=exited, status=1/FAILURE)", "", 3)]),
+    T("h027", "install ffmpeg on the server and convert ~/videos/talk.mov to mp4", ["verify-tool-results"], ["change-approach-after-repeated-failure"],
+      loop=[sh("sudo apt-get install -y ffmpeg; ffmpeg -i ~/videos/talk.mov ~/videos/talk.mp4", "Reading package lists... Done\nE: Unable to locate package ffmpeg\nbash: ffmpeg: command not found", "Installing ffmpeg and converting.", 127)]),
+    T("h028", "re-encode my whole photo archive in ~/photos (about 60,000 JPEGs) to HEIC to save space. it'll take hours, just keep me updated", ["progress-updates-long-tasks", "batch-file-operations-dry-run"], ["confirm-destructive-actions"], persona="leo"),
 ]

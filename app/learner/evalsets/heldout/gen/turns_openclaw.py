@@ -70,6 +70,9 @@ OPENCLAW = [
     T("o032", A, "I have an interview for a backend role at a bank next week. Update my CV for it, it's ~/Documents/cv.md", ["tailor-resume"], ["read-before-edit-file"], persona="sam",
       loop=[rd("~/Documents/cv.md", "# Sam Okoye\nBackend engineer, Seattle\n\n## Experience\n**Senior Engineer, Parcelly (2021-now)**\n- Worked on the billing service\n- Responsible for on-call\n- Did the Postgres upgrade\n\n**Engineer, Brightline Health (2017-2021)**\n- Built APIs in Go\n- Helped with HIPAA audit\n")]),
     T("o033", O, "Schreib eine kurze Antwort an den Kunden: das Fahrrad kommt erst nächste Woche, weil der Rahmen beim Lackieren beschädigt wurde. Entschuldige dich, aber nicht übertrieben.", ["deliver-bad-news-politely"], ["write-professional-email"], persona="jonas", note="German"),
-    T("o034", A, "the monthly sales export looks weird, can you check it before I send it to the accountant?", ["check-data-before-conclusions"], ["clean-csv-data"], persona="jonas",
+    T("o034", A, "the monthly sales export looks weird, can you check it before I send it to the accountant?", ["check-data-before-conclusions", "clean-csv-data"], persona="jonas",
       loop=[ex("head -5 ~/shop/exports/sales_2026-02.csv && wc -l ~/shop/exports/sales_2026-02.csv", "order_id;date;total;currency\n10231;2026-02-01;1.249,00;EUR\n10232;2026-02-01;;EUR\n10232;2026-02-01;389,00;EUR\n10233;01/02/2026;2.100,00;EUR\n412 /home/jonas/shop/exports/sales_2026-02.csv")]),
+    T("o035", O, "move my whole Evernote export (~/Downloads/evernote.enex, about 2,300 notes) into the Obsidian vault with a folder per notebook. tell me your plan before you touch anything", ["plan-before-tool-use"], ["batch-file-operations-dry-run"]),
+    T("o036", A, "change the Caddy config so it also serves www.inescarvalho.pt, then reload it", ["read-before-edit-file"], ["verify-tool-results", "confirm-destructive-actions"],
+      loop=[ex("ls /etc/caddy", "Caddyfile\nCaddyfile.bak-2025-11\nconf.d")]),
 ]

@@ -77,7 +77,7 @@ PLAIN = [
     T("p067", O, "Which chart should I use to show monthly revenue for 5 product lines over 3 years?", ["choose-chart-type"]),
     T("p068", A, "Our A/B test: variant B converts at 4.1% vs 3.8% for A, about 2,000 visitors each. Can I call B the winner?", ["statistics-sanity-check"]),
     T("p069", O, "I need to rename ~3,000 photos from IMG_1234.jpg to 2024-06-01_1234.jpg using the EXIF date. Linux.", ["batch-file-operations-dry-run"]),
-    T("p070", A, "write a bash script that syncs ~/Documents to my NAS every hour and logs any errors", ["robust-shell-scripts"], ["cron-scheduled-jobs"]),
+    T("p070", A, "write a bash script that syncs ~/Documents to my NAS every hour and logs any errors", ["robust-shell-scripts", "cron-scheduled-jobs"]),
     T("p071", O, "someone on a forum told me to install their tool with `curl -sL https://get.example-tool.sh | sudo bash`. is that safe?", ["review-shell-command-before-running"]),
     T("p072", A, "How should I store prices in my invoicing app's database? float is fine, right?", ["money-not-floats"]),
     T("p073", O, "My lead says wrapping everything in `try: ... except Exception: pass` so the script never crashes is a bad idea. Why? It works.", ["dont-swallow-errors"]),
@@ -99,6 +99,8 @@ PLAIN = [
     T("p089", O, "Does the Python `requests` library have a built-in way to set a default timeout for every call on a Session?", ["check-docs-dont-invent-apis"]),
     T("p090", A, "We're pinning a new npm package called 'colorss-utils' that a blog post recommended. Anything I should check before adding it?", ["check-dependency-supply-chain"]),
     T("p091", O, "Can you add a bulk-delete endpoint to our API spec? It should delete every user whose trial ended.", ["confirm-destructive-actions"], ["state-assumptions"]),
+    T("p096", O, "We're releasing v3 of our Go SDK next week. I need to bump our module dependencies, write the CHANGELOG entry for 3.0.0 and open the release PR. Where do I start?", ["upgrade-go-modules", "write-changelog-entry", "write-pr-description"]),
+    T("p097", A, "My script made 5,000 calls to the weather API overnight and half of them came back 429 or timed out, so the dashboard has gaps. I also need it to run every 15 minutes instead of by hand.", ["api-calls-retries-rate-limits", "cron-scheduled-jobs"]),
     # Other languages.
     T("p092", O, "¿Cómo escribo un buen mensaje de commit en git? Siempre pongo 'cambios' y mi jefa se queja.", ["write-commit-message"], note="Spanish"),
     T("p093", A, "Mein Docker-Container startet nicht, `docker logs` zeigt nur 'exec /app/start.sh: no such file or directory', obwohl die Datei im Image liegt. Woran liegt das?", ["debug-docker-container"], note="German"),
