@@ -51,7 +51,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"setup", "[--provider P --model M --api-key-env NAME ...]", "configure the provider, model, key, mode and port", runSetup},
-		{"start", "[--mode M] [--port N] [--daemon] [--log-file F] [--no-tray]", "start MetaClaw (foreground unless --daemon)", runStart},
+		{"start", "[--mode M] [--port N] [--daemon] [--log-file F] [--no-tray] [--wechat-relogin]", "start MetaClaw and point claw_type's agent at it (foreground unless --daemon)", runStart},
 		{"stop", "[--timeout D]", "stop the running MetaClaw", runStop},
 		{"status", "[--json]", "show whether MetaClaw is running, and where", runStatus},
 		{"config", "show|get|set|unset|import|export ...", "read and change the configuration", runConfig},
@@ -64,7 +64,7 @@ func commands() []command {
 		{"scheduler", "status|next-window [--json]", "show the training window (madmax): open or shut, why, until when", runScheduler},
 		{"calendar", "connect|disconnect|status", "connect Google Calendar so meetings open training windows", runCalendar},
 		{"open", "[--print]", "open the web page logged in (--print: print the one-time login URL)", runOpen},
-		{"connect", "openclaw|claude-code|nanoclaw|print [--undo] [--dry-run]", "point an agent at the proxy, or print how to", runConnect},
+		{"connect", "AGENT [--dry-run] [--undo] | print", "point an agent at the proxy (" + connectNames() + "), or print how to", runConnect},
 		{"version", "", "print the version", runVersion},
 	}
 }

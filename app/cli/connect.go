@@ -1,62 +1,29 @@
 package cli
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/store/config"
 )
-
-const connectUsage = "openclaw [--undo] [--dry-run] [--openclaw PATH] | claude-code [--print] [--undo] | nanoclaw | print"
 
 const (
-	// openclawProvider is the id of the provider connect adds to OpenClaw.
-	openclawProvider = "metaclaw"
-	// openclawMaxTokens is the most tokens OpenClaw asks for in one reply.
-	openclawMaxTokens = 8192
 	// placeholderKey is the key clients send when the proxy takes any key.
 	placeholderKey = "metaclaw"
-	// redactedSentinel is what `openclaw config get` shows instead of a secret.
-	redactedSentinel = "__OPENCLAW_REDACTED__"
-	// openclawTimeout bounds one run of the OpenClaw CLI.
-	openclawTimeout = 3 * time.Minute
 	// masked stands for a secret in printed output.
 	masked = "********"
+	// providerID is the name connect gives MetaClaw among an agent's
+	// providers.
+	providerID = "metaclaw"
 )
-
-// openclawKeys are the OpenClaw config paths connect changes, in the order
-// they are applied; --undo restores them in reverse order.
-var openclawKeys = []string{"models.providers." + openclawProvider, "agents.defaults.model"}
-
-// runConnect points an agent at the proxy: `metaclaw connect AGENT`.
-func runConnect(env *Env, args []string) error {
-	if len(args) == 0 {
-		return usageError("usage: metaclaw connect %s", connectUsage)
-	}
-	switch args[0] {
-	case "openclaw":
-		return connectOpenClaw(env, args[1:])
-	case "claude-code":
-		return connectClaude(env, args[1:])
-	case "nanoclaw":
-		return connectNanoClaw(env, args[1:])
-	case "print":
-		return connectPrint(env, args[1:])
-	}
-	return usageError("connect: unknown agent %q; usage: metaclaw connect %s", args[0], connectUsage)
-}
 
 // target is what an agent needs to reach the proxy.
 type target struct {
@@ -76,17 +43,22 @@ func loadTarget(env *Env) (target, error) {
 		return target{}, err
 	}
 	db.Close()
-	host := cfg.Proxy.Host
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
-	}
-	t := target{dir: dir, hostPort: net.JoinHostPort(host, strconv.Itoa(cfg.Proxy.Port)), apiKey: cfg.Proxy.APIKey,
-		model: cfg.LLM.ModelID, contextWindow: cfg.Resolve().ContextWindow, forwardAuth: cfg.Proxy.ForwardClientAuth}
+	t := newTarget(dir, cfg)
 	info, err := instance.ReadInfo(dir)
 	if err == nil && instance.Held(dir) && !strings.HasSuffix(info.ProxyURL, ":"+strconv.Itoa(cfg.Proxy.Port)) {
 		fmt.Fprintf(env.Stderr, "note: the running MetaClaw listens on %s, not on the configured port %d; agents are pointed at the configured port\n", info.ProxyURL, cfg.Proxy.Port)
 	}
 	return t, nil
+}
+
+// newTarget is the proxy as the configuration describes it.
+func newTarget(dir string, cfg config.Config) target {
+	host := cfg.Proxy.Host
+	if host == "" || host == "0.0.0.0" || host == "::" {
+		host = "127.0.0.1"
+	}
+	return target{dir: dir, hostPort: net.JoinHostPort(host, strconv.Itoa(cfg.Proxy.Port)), apiKey: cfg.Proxy.APIKey,
+		model: cfg.LLM.ModelID, contextWindow: cfg.Resolve().ContextWindow, forwardAuth: cfg.Proxy.ForwardClientAuth}
 }
 
 // openAIBase is the base URL for OpenAI-style clients, anthropicBase for
@@ -98,214 +70,7 @@ func (t target) anthropicBase() string { return "http://" + t.hostPort }
 func (t target) clientKey() string { return first(t.apiKey, placeholderKey) }
 
 // connectDir holds the undo files and backups of connect.
-// connectDir holds the undo files and backups of connect.
 func (t target) connectDir() string { return filepath.Join(t.dir, "connect") }
-
-// savedKey is the value a setting had before connect changed it.
-type savedKey struct {
-	Path    string          `json:"path"`
-	Present bool            `json:"present"`
-	Value   json.RawMessage `json:"value,omitempty"`
-}
-
-// openclawUndo is the content of <data dir>/connect/openclaw-undo.json.
-type openclawUndo struct {
-	SavedAt time.Time  `json:"saved_at"`
-	Keys    []savedKey `json:"keys"`
-}
-
-// batchOp is one entry of an `openclaw config set --batch-file` file.
-type batchOp struct {
-	Path  string `json:"path"`
-	Value any    `json:"value"`
-}
-
-// ocModel is a model of an OpenClaw provider.
-type ocModel struct {
-	ID            string         `json:"id"`
-	Name          string         `json:"name"`
-	Reasoning     bool           `json:"reasoning"`
-	Input         []string       `json:"input"`
-	Cost          map[string]int `json:"cost"`
-	ContextWindow int            `json:"contextWindow"`
-	MaxTokens     int            `json:"maxTokens"`
-}
-
-// ocProvider is an entry of OpenClaw's models.providers.
-type ocProvider struct {
-	API     string    `json:"api"`
-	BaseURL string    `json:"baseUrl"`
-	APIKey  string    `json:"apiKey"`
-	Models  []ocModel `json:"models"`
-}
-
-// openclawBatch is the change connect makes to OpenClaw's config; with mask
-// a proxy key is replaced by asterisks for printing.
-func openclawBatch(t target, mask bool) []batchOp {
-	key := t.clientKey()
-	if mask && t.apiKey != "" {
-		key = masked
-	}
-	m := ocModel{ID: t.model, Name: t.model + " via MetaClaw", Input: []string{"text"},
-		Cost:          map[string]int{"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0},
-		ContextWindow: t.contextWindow, MaxTokens: min(openclawMaxTokens, max(1, t.contextWindow/4))}
-	return []batchOp{
-		{Path: openclawKeys[0], Value: ocProvider{API: "openai-completions", BaseURL: t.openAIBase(), APIKey: key, Models: []ocModel{m}}},
-		{Path: "agents.defaults.model.primary", Value: openclawProvider + "/" + t.model},
-	}
-}
-
-// connectOpenClaw is `metaclaw connect openclaw`.
-func connectOpenClaw(env *Env, args []string) error {
-	fs := newFlags(env, "connect openclaw", "[--undo] [--dry-run] [--openclaw PATH]")
-	undo := fs.Bool("undo", false, "restore the OpenClaw settings saved by the first connect")
-	dry := fs.Bool("dry-run", false, "print the change without making it")
-	bin := fs.String("openclaw", "", "the openclaw command (default: openclaw on PATH)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return usageError("connect openclaw: unexpected argument %q", fs.Arg(0))
-	}
-	t, err := loadTarget(env)
-	if err != nil {
-		return err
-	}
-	undoFile := filepath.Join(t.connectDir(), "openclaw-undo.json")
-	if *dry && !*undo {
-		return printOpenClawPlan(env, t, undoFile)
-	}
-	var oc openClaw
-	if !*dry {
-		if oc, err = findOpenClaw(env, *bin); err != nil {
-			return err
-		}
-	}
-	if *undo {
-		return undoOpenClaw(env, oc, t, undoFile, *dry)
-	}
-	return applyOpenClaw(env, oc, t, undoFile)
-}
-
-// printOpenClawPlan prints the batch connect would apply, key masked.
-func printOpenClawPlan(env *Env, t target, undoFile string) error {
-	data, err := json.MarshalIndent(openclawBatch(t, true), "", "  ")
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "Would run: openclaw config set --batch-file FILE --replace\nwith FILE:\n%s\n", data)
-	fmt.Fprintf(env.Stdout, "\nThe current values of %s would first be saved to %s for --undo.\n", strings.Join(openclawKeys, " and "), undoFile)
-	return nil
-}
-
-// applyOpenClaw saves the current OpenClaw settings (unless an earlier
-// connect saved them) and points OpenClaw at the proxy.
-func applyOpenClaw(env *Env, oc openClaw, t target, undoFile string) error {
-	if _, err := os.Stat(undoFile); err == nil {
-		fmt.Fprintf(env.Stdout, "Keeping the OpenClaw settings saved by the first connect (%s).\n", undoFile)
-	} else {
-		keys, err := captureOpenClaw(env, oc)
-		if err != nil {
-			return err
-		}
-		if err := writeJSON(undoFile, openclawUndo{SavedAt: time.Now().UTC(), Keys: keys}); err != nil {
-			return err
-		}
-		fmt.Fprintf(env.Stdout, "Saved the current OpenClaw settings to %s.\n", undoFile)
-	}
-	if err := oc.setBatch(t.connectDir(), openclawBatch(t, false)); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "OpenClaw now uses MetaClaw: provider %q at %s, default model %s/%s.\n", openclawProvider, t.openAIBase(), openclawProvider, t.model)
-	if t.forwardAuth && t.apiKey == "" {
-		fmt.Fprintf(env.Stdout, "proxy.forward_client_auth is on: put your provider key in OpenClaw with\n  openclaw config set models.providers.%s.apiKey YOUR_KEY\n", openclawProvider)
-	}
-	fmt.Fprintln(env.Stdout, "Undo with: metaclaw connect openclaw --undo")
-	noteNotRunning(env, t)
-	return nil
-}
-
-// captureOpenClaw reads the current value of every key connect changes.
-func captureOpenClaw(env *Env, oc openClaw) ([]savedKey, error) {
-	var keys []savedKey
-	for _, p := range openclawKeys {
-		v, ok, err := oc.get(p)
-		if err != nil {
-			return nil, err
-		}
-		if ok && bytes.Contains(v, []byte(redactedSentinel)) {
-			v = oc.authored(env, p, v)
-		}
-		keys = append(keys, savedKey{Path: p, Present: ok, Value: v})
-	}
-	return keys, nil
-}
-
-// undoOpenClaw restores the saved settings, newest change first, and
-// removes the undo file; with dry it only says what it would do.
-func undoOpenClaw(env *Env, oc openClaw, t target, undoFile string, dry bool) error {
-	var u openclawUndo
-	err := readJSON(undoFile, &u)
-	if errors.Is(err, fs.ErrNotExist) {
-		return &exitError{code: 1, msg: "nothing to undo: no saved OpenClaw settings in " + undoFile}
-	} else if err != nil {
-		return err
-	}
-	for i := len(u.Keys) - 1; i >= 0; i-- {
-		k := u.Keys[i]
-		switch {
-		case dry:
-		case k.Present:
-			err = oc.setBatch(t.connectDir(), []batchOp{{Path: k.Path, Value: k.Value}})
-		default:
-			err = oc.unset(t.connectDir(), k.Path)
-		}
-		if err != nil {
-			return fmt.Errorf("restore %s (the saved settings stay in %s): %w", k.Path, undoFile, err)
-		}
-		fmt.Fprintln(env.Stdout, restoreMessage(k, dry))
-	}
-	if dry {
-		return nil
-	}
-	if err := os.Remove(undoFile); err != nil {
-		return fmt.Errorf("remove undo file: %w", err)
-	}
-	fmt.Fprintln(env.Stdout, "OpenClaw no longer goes through MetaClaw.")
-	return nil
-}
-
-// restoreMessage says what undo did (or, with dry, would do) to k.
-func restoreMessage(k savedKey, dry bool) string {
-	verb, how := "Removed", "(it was not set before connect)"
-	if k.Present {
-		verb, how = "Restored", "to its value from before connect"
-	}
-	if dry {
-		verb = "Would " + strings.ToLower(strings.TrimSuffix(verb, "d"))
-	}
-	return verb + " " + k.Path + " " + how + "."
-}
-
-// openClaw runs the OpenClaw CLI.
-type openClaw struct{ bin string }
-
-// findOpenClaw returns the openclaw command: bin when given, else openclaw
-// on the PATH.
-func findOpenClaw(env *Env, bin string) (openClaw, error) {
-	if bin != "" {
-		if _, err := os.Stat(bin); err != nil {
-			return openClaw{}, &exitError{code: 1, msg: fmt.Sprintf("connect openclaw: %v", err)}
-		}
-		return openClaw{bin: bin}, nil
-	}
-	if p := lookPath(env, "openclaw"); p != "" {
-		return openClaw{bin: p}, nil
-	}
-	return openClaw{}, &exitError{code: 1, msg: "connect openclaw: the openclaw command is not on PATH.\n" +
-		"  Install OpenClaw (it needs Node.js 24 or newer): npm install -g openclaw\n" +
-		"  or name it with: metaclaw connect openclaw --openclaw /path/to/openclaw"}
-}
 
 // lookPath finds an executable named name in env's PATH, or returns "".
 func lookPath(env *Env, name string) string {
@@ -324,107 +89,109 @@ func lookPath(env *Env, name string) string {
 	return ""
 }
 
-// run runs openclaw with args and returns its standard output. An error
-// names the command and ends with the tail of its standard error.
-func (o openClaw) run(args ...string) (string, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), openclawTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, o.bin, args...)
-	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		if ctx.Err() != nil {
-			err = fmt.Errorf("timed out after %v", openclawTimeout)
-		}
-		msg := strings.TrimSpace(tail(stderr.String(), 1500))
-		return stdout.String(), fmt.Errorf("openclaw %s: %v: %s", strings.Join(args[:min(2, len(args))], " "), err, msg)
+// printAnthropicEnv prints the variables an Anthropic SDK client reads.
+func printAnthropicEnv(env *Env, t target, agent string) {
+	fmt.Fprintf(env.Stdout, "To send %s through MetaClaw, set:\n\n  export ANTHROPIC_BASE_URL=%s\n", agent, t.anthropicBase())
+	if t.apiKey != "" {
+		fmt.Fprintln(env.Stdout, "  export ANTHROPIC_AUTH_TOKEN=...   # the value of proxy.api_key")
 	}
-	return stdout.String(), nil
+	fmt.Fprintln(env.Stdout, "\nNo /v1 at the end: the Anthropic SDK adds /v1/messages itself.")
+	if t.apiKey == "" && !t.forwardAuth {
+		fmt.Fprintf(env.Stdout, "MetaClaw calls the provider with its own key; if %s insists on one, set ANTHROPIC_AUTH_TOKEN=%s.\n", agent, placeholderKey)
+	}
 }
 
-// get returns the JSON value at path in OpenClaw's config, or ok false when
-// the path is not set.
-func (o openClaw) get(path string) (v json.RawMessage, ok bool, err error) {
-	out, err := o.run("config", "get", path, "--json")
+// connectPrint is `metaclaw connect print`: everything a client needs.
+func connectPrint(env *Env, args []string) error {
+	if len(args) > 0 {
+		return usageError("usage: metaclaw connect print")
+	}
+	t, err := loadTarget(env)
 	if err != nil {
-		var failure struct {
-			OK    *bool `json:"ok"`
-			Error struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal([]byte(out), &failure) == nil && failure.OK != nil && !*failure.OK &&
-			strings.Contains(failure.Error.Message, "unset") {
-			return nil, false, nil
-		}
-		return nil, false, err
+		return err
 	}
-	v = json.RawMessage(strings.TrimSpace(out))
-	if !json.Valid(v) {
-		return nil, false, fmt.Errorf("openclaw config get %s: the output is not JSON: %.200q", path, out)
+	key := "any value, e.g. " + placeholderKey + " (proxy.api_key is not set)"
+	if t.apiKey != "" {
+		key = "the value of proxy.api_key (Authorization: Bearer, or x-api-key)"
 	}
-	return v, true, nil
+	w := env.Stdout
+	fmt.Fprintf(w, "OpenAI-style clients:    base URL %s   (POST /chat/completions)\n", t.openAIBase())
+	fmt.Fprintf(w, "Anthropic-style clients: base URL %s   (the SDK adds /v1/messages)\n", t.anthropicBase())
+	fmt.Fprintf(w, "API key:                 %s\n", key)
+	fmt.Fprintf(w, "Model:                   %s\n", t.model)
+	fmt.Fprintln(w, "\nOptional headers that tell MetaClaw who is talking:")
+	for _, h := range [][2]string{
+		{"X-Session-Id: ID", "groups turns into one session (else derived per client)"},
+		{"X-Turn-Type: main|side", "side turns get no skills or memories and are not learned from"},
+		{"X-Session-Done: true", "ends the session after this turn"},
+		{"X-User-Id: ID", "whose memories to use"},
+		{"X-Workspace-Id: ID", "which project's memories to use"},
+		{"X-Memory-Scope: NAME", "the memory scope, overriding user and workspace"},
+	} {
+		fmt.Fprintf(w, "  %-24s %s\n", h[0], h[1])
+	}
+	return nil
 }
 
-// authored returns the value at path as written in OpenClaw's config file,
-// which, unlike `config get`, shows secrets. When the file cannot be read as
-// JSON it warns and returns redacted.
-func (o openClaw) authored(env *Env, path string, redacted json.RawMessage) json.RawMessage {
-	if out, err := o.run("config", "file"); err == nil {
-		if v, ok := jsonAt(strings.TrimSpace(out), path); ok {
-			return v
-		}
+// noteNotRunning reminds the person to start MetaClaw when it is not running.
+func noteNotRunning(env *Env, t target) {
+	if !instance.Held(t.dir) {
+		fmt.Fprintln(env.Stdout, "MetaClaw is not running: start it with `metaclaw start`.")
 	}
-	fmt.Fprintf(env.Stderr, "warning: OpenClaw hides the secrets in %s; --undo will restore it without them\n", path)
-	return redacted
 }
 
-// jsonAt returns the value at a dotted path in a JSON file.
-func jsonAt(file, path string) (json.RawMessage, bool) {
-	cur, err := os.ReadFile(file)
+// writeJSON writes v as indented JSON to a file private to the user.
+func writeJSON(path string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return nil, false
+		return err
 	}
-	for _, part := range strings.Split(path, ".") {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(cur, &m) != nil || m[part] == nil {
-			return nil, false
-		}
-		cur = m[part]
-	}
-	return cur, true
+	return writeFileAtomic(path, append(data, '\n'), 0o600)
 }
 
-// setBatch applies ops in one `openclaw config set --batch-file` call. The
-// batch file holds the proxy key, so it is private to the user and removed
-// afterwards.
-func (o openClaw) setBatch(dir string, ops []batchOp) error {
-	f := filepath.Join(dir, "openclaw-batch.json")
-	if err := writeJSON(f, ops); err != nil {
+// readJSON reads a JSON file into v.
+func readJSON(path string, v any) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
 		return err
 	}
-	defer os.Remove(f)
-	_, err := o.run("config", "set", "--batch-file", f, "--replace")
-	return err
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
 }
 
-// unset removes path from OpenClaw's config; a path that is not there is
-// fine.
-func (o openClaw) unset(dir, path string) error {
-	_, err := o.run("config", "unset", path)
-	if err == nil || strings.Contains(err.Error(), "path not found") {
-		return nil
+// writeFileAtomic writes data to path through a temporary file in the same
+// directory, so a crash never leaves half a file.
+func writeFileAtomic(path string, data []byte, mode fs.FileMode) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if !strings.Contains(err.Error(), "size-drop") || !strings.HasPrefix(path, "models.providers.") {
-		return err
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
-	// OpenClaw refuses a write that halves its config file (a guard against
-	// clobbering). In a small config the provider is most of the file, so
-	// shrink it first by emptying its model list.
-	if err := o.setBatch(dir, []batchOp{{Path: path + ".models", Value: []any{}}}); err != nil {
-		return err
+	defer os.Remove(f.Name())
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
 	}
-	_, err = o.run("config", "unset", path)
-	return err
+	if err == nil {
+		err = os.Chmod(f.Name(), mode)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// tail returns the last n bytes of s.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
 }

@@ -209,8 +209,20 @@ func TestConnectOpenClaw(t *testing.T) {
 	if again, _ := readUndo(t, undoFile); !bytes.Equal(again, first) {
 		t.Errorf("second connect changed the saved original:\n%s\nwas:\n%s", again, first)
 	}
-	if log := oc.takeLog(t); strings.Contains(log, "config get") || len(batches(t, log)) != 1 {
-		t.Errorf("second connect should only apply the batch; log:\n%s", log)
+	if log := oc.takeLog(t); len(batches(t, log)) != 1 || !strings.Contains(log, "gateway restart") {
+		t.Errorf("second connect should apply the batch and restart the gateway; log:\n%s", log)
+	}
+
+	// A third connect finds OpenClaw as connect left it: nothing to do.
+	for _, op := range openclawBatch(target{hostPort: "127.0.0.1:31234", apiKey: testProxyKey, model: "m1", contextWindow: 200000}, false) {
+		v, _ := json.Marshal(op.Value)
+		oc.answer(t, op.Path, string(v))
+	}
+	if out := c.must(t, "connect", "openclaw", "--openclaw", oc.bin); !strings.Contains(out, "already goes through MetaClaw") {
+		t.Errorf("third connect: %q", out)
+	}
+	if log := oc.takeLog(t); strings.Contains(log, "config set") || strings.Contains(log, "gateway restart") {
+		t.Errorf("third connect changed OpenClaw; log:\n%s", log)
 	}
 
 	out = c.must(t, "connect", "openclaw", "--undo", "--dry-run")
@@ -287,7 +299,7 @@ func TestConnectOpenClawRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(c.home, "connect")); !os.IsNotExist(err) {
 		t.Error("a dry run wrote files")
 	}
-	for _, args := range [][]string{{"connect"}, {"connect", "hermes"}, {"connect", "openclaw", "extra"}} {
+	for _, args := range [][]string{{"connect"}, {"connect", "acmeclaw"}, {"connect", "openclaw", "extra"}} {
 		if code := c.run(args...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
@@ -338,7 +350,7 @@ func TestConnectClaudeCode(t *testing.T) {
 	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o644 {
 		t.Errorf("settings mode changed to %v", fi.Mode().Perm())
 	}
-	if data, _ := os.ReadFile(filepath.Join(c.home, "connect", "claude-settings.json.orig")); string(data) != original {
+	if data, _ := os.ReadFile(filepath.Join(c.home, "connect", "claude-code-0-settings.json.orig")); string(data) != original {
 		t.Errorf("backup = %q", data)
 	}
 	c.must(t, "connect", "claude-code") // keeps the first saved values
@@ -399,9 +411,9 @@ func TestConnectPrint(t *testing.T) {
 					t.Errorf("print lacks %q:\n%s", w, out)
 				}
 			}
-			out = c.must(t, "connect", "nanoclaw")
+			out = c.must(t, "connect", "claude-code", "--print")
 			if !strings.Contains(out, "export ANTHROPIC_BASE_URL=http://127.0.0.1:31234\n") {
-				t.Errorf("nanoclaw:\n%s", out)
+				t.Errorf("claude-code --print:\n%s", out)
 			}
 		})
 	}

@@ -15,6 +15,7 @@ import (
 
 type setupFlags struct {
 	provider, model, apiBase, apiKeyEnv, apiKeyFile, mode, rlKeyEnv string
+	clawType                                                        string
 	port                                                            int
 	yes                                                             bool
 }
@@ -30,6 +31,7 @@ func runSetup(env *Env, args []string) error {
 	fs.StringVar(&f.mode, "mode", "", "madmax, rl or skills_only")
 	fs.StringVar(&f.rlKeyEnv, "rl-api-key-env", "", "read the Tinker-compatible training key from this environment variable")
 	fs.IntVar(&f.port, "port", 0, "proxy port")
+	fs.StringVar(&f.clawType, "claw-type", "", "the agent `metaclaw start` points at the proxy: "+clawTypes())
 	fs.BoolVar(&f.yes, "non-interactive", false, "never prompt; use flags and defaults")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -56,6 +58,12 @@ func runSetup(env *Env, args []string) error {
 	}
 	fmt.Fprintln(env.Stdout, "\nSaved. Next: `metaclaw start` (or `metaclaw start --daemon`), then point your agent at the proxy.")
 	return nil
+}
+
+// clawTypes lists the values claw_type accepts.
+func clawTypes() string {
+	f, _ := config.Lookup("claw_type")
+	return strings.Join(f.Enum, ", ")
 }
 
 func presetNames() string {
@@ -91,6 +99,9 @@ func setupFromFlags(env *Env, f setupFlags, cur config.Config) (map[string]strin
 	}
 	if f.port != 0 {
 		ch["proxy.port"] = strconv.Itoa(f.port)
+	}
+	if f.clawType != "" {
+		ch["claw_type"] = f.clawType
 	}
 	if f.rlKeyEnv != "" {
 		rk, err := readKey(env, f.rlKeyEnv, "")
@@ -252,6 +263,10 @@ func askRest(p *prompter, cur config.Config, ch map[string]string) (map[string]s
 		}
 	}
 	if ch["proxy.port"], err = p.askValid("Proxy port", "proxy.port", strconv.Itoa(cur.Proxy.Port)); err != nil {
+		return nil, err
+	}
+	q := "Your agent, which `metaclaw start` points at MetaClaw (" + clawTypes() + ")"
+	if ch["claw_type"], err = p.askValid(q, "claw_type", cur.ClawType); err != nil {
 		return nil, err
 	}
 	return ch, nil

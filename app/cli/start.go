@@ -26,11 +26,12 @@ type startFlags struct {
 	mode, logFile        string
 	port                 int
 	daemon, noTray, tray bool
+	wechatRelogin        bool
 	readyTimeout         time.Duration
 }
 
 func runStart(env *Env, args []string) error {
-	fs := newFlags(env, "start", "[--mode M] [--port N] [--daemon] [--log-file F] [--no-tray]")
+	fs := newFlags(env, "start", "[--mode M] [--port N] [--daemon] [--log-file F] [--no-tray] [--wechat-relogin]")
 	var f startFlags
 	fs.StringVar(&f.mode, "mode", "", "run in this mode (madmax, rl, skills_only) without changing the configuration")
 	fs.IntVar(&f.port, "port", 0, "proxy port for this run")
@@ -38,6 +39,7 @@ func runStart(env *Env, args []string) error {
 	fs.StringVar(&f.logFile, "log-file", "", "log file (default <data dir>/metaclaw.log)")
 	fs.BoolVar(&f.noTray, "no-tray", false, "do not show the tray icon")
 	fs.BoolVar(&f.tray, "tray", false, "show the tray icon (the default when started without arguments)")
+	fs.BoolVar(&f.wechatRelogin, "wechat-relogin", false, "log in to WeChat again with a new QR code (switch account)")
 	fs.DurationVar(&f.readyTimeout, "ready-timeout", 30*time.Second, "with --daemon: how long to wait for the proxy")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -107,6 +109,7 @@ func startForeground(env *Env, dir string, f startFlags) error {
 	}
 	if env.getenv(daemonChildEnv) != "1" {
 		fmt.Fprintf(env.Stdout, "MetaClaw is running. Point your agent at %s/v1 — press Ctrl-C to stop.\n", a.ProxyURL())
+		configureAgent(env, a.ProxyURL(), f.wechatRelogin)
 	}
 	runUntilDone(ctx, a, log, f.tray && !f.noTray)
 	if err := a.Stop(); err != nil {
@@ -167,6 +170,7 @@ func startDaemon(env *Env, dir string, f startFlags, args []string) error {
 		return &exitError{code: 1, msg: "could not start: " + err.Error()}
 	}
 	fmt.Fprintf(env.Stdout, "MetaClaw started in the background (pid %d).\nProxy: %s/v1\nLog:   %s\n", info.PID, info.ProxyURL, f.logFile)
+	configureAgent(env, info.ProxyURL, f.wechatRelogin)
 	return nil
 }
 

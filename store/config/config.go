@@ -21,7 +21,7 @@ package config
 //	doc      one line for `config show`, the web page and errors
 type Config struct {
 	Mode             string `key:"mode" default:"madmax" enum:"madmax|rl|skills_only" doc:"what runs: skills only, RL training as soon as a batch is full, or RL in training windows"`
-	ClawType         string `key:"claw_type" default:"openclaw" enum:"openclaw|copaw|ironclaw|picoclaw|zeroclaw|nanoclaw|nemoclaw|hermes|claude-code|none" doc:"the agent MetaClaw is connected to"`
+	ClawType         string `key:"claw_type" default:"openclaw" enum:"openclaw|copaw|ironclaw|picoclaw|zeroclaw|nanoclaw|nemoclaw|hermes|claude-code|none" doc:"the agent metaclaw start points at the proxy (once chosen in setup or set); none = leave every agent alone"`
 	MaxContextTokens int    `key:"max_context_tokens" default:"20000" min:"0" doc:"prompt token limit before the oldest turns are truncated; 0 turns truncation off"`
 	ContextWindow    int    `key:"context_window" default:"0" min:"0" doc:"context window announced to the agent; 0 = auto (200000 in skills_only, 32768 in rl/madmax)"`
 
@@ -33,6 +33,7 @@ type Config struct {
 	RL        RL        `key:"rl"`
 	OPD       OPD       `key:"opd"`
 	Scheduler Scheduler `key:"scheduler"`
+	WeChat    WeChat    `key:"wechat"`
 }
 
 // LLM is the upstream provider the agent's calls go to.
@@ -134,6 +135,13 @@ type RL struct {
 	Tokenizer       string  `key:"tokenizer" doc:"Hugging Face repo of the tokenizer and chat template; empty = the one the service reports for rl.model"`
 	HFEndpoint      string  `key:"hf_endpoint" default:"https://huggingface.co" check:"url" doc:"Hugging Face Hub the tokenizer is fetched from on first use"`
 	MaxTokens       int     `key:"max_tokens" default:"4096" min:"1" doc:"sampling limit when the request names none"`
+}
+
+// WeChat configures OpenClaw's WeChat channel, which `metaclaw start`
+// installs and enables when OpenClaw is the agent.
+type WeChat struct {
+	Enabled    bool   `key:"enabled" default:"false" doc:"install and enable OpenClaw's WeChat channel plugin on start (log in with start --wechat-relogin)"`
+	PluginSpec string `key:"plugin_spec" default:"@tencent-weixin/openclaw-weixin@latest" doc:"npm spec of the plugin, as openclaw plugins install takes it"`
 }
 
 // OPD configures on-policy distillation from a teacher model.

@@ -14,13 +14,13 @@ import (
 func TestSetupAndConfig(t *testing.T) {
 	t.Parallel()
 	in := newInstance(t)
-	r := in.must("setup", "--provider", "openrouter", "--api-key-env", "TEST_PROVIDER_KEY", "--mode", "rl", "--port", "31999")
+	r := in.must("setup", "--provider", "openrouter", "--api-key-env", "TEST_PROVIDER_KEY", "--mode", "rl", "--port", "31999", "--claw-type", "zeroclaw")
 	if strings.Contains(r.stdout+r.stderr, "sk-test-secret") {
 		t.Fatal("setup printed the API key")
 	}
 	for key, want := range map[string]string{
 		"llm.provider": "openrouter", "llm.api_base": "https://openrouter.ai/api/v1", "mode": "rl",
-		"proxy.port": "31999", "llm.api_key": "********", "rl.api_key": "",
+		"proxy.port": "31999", "llm.api_key": "********", "rl.api_key": "", "claw_type": "zeroclaw",
 	} {
 		if got := strings.TrimSpace(in.must("config", "get", key).stdout); got != want {
 			t.Errorf("config get %s = %q, want %q", key, got, want)
@@ -118,20 +118,21 @@ func TestSetupInteractive(t *testing.T) {
 	t.Parallel()
 	in := newInstance(t)
 	// provider 9 (custom) with a bad URL first, then a good one; model;
-	// key; a bad mode, then skills_only; a port.
-	answers := "9\nnot-a-url\nhttp://127.0.0.1:9/v1\nmy-model\nsk-typed-key\nturbo\nskills_only\n" + strconv.Itoa(in.port) + "\n"
+	// key; a bad mode, then skills_only; a port; an unknown agent, then hermes.
+	answers := "9\nnot-a-url\nhttp://127.0.0.1:9/v1\nmy-model\nsk-typed-key\nturbo\nskills_only\n" + strconv.Itoa(in.port) + "\nacmeclaw\nhermes\n"
 	r := in.runInput(answers, "setup")
 	if r.code != 0 {
 		t.Fatalf("setup: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "is not an http(s) URL") || !strings.Contains(r.stdout, `"turbo" is not allowed`) {
+	if !strings.Contains(r.stdout, "is not an http(s) URL") || !strings.Contains(r.stdout, `"turbo" is not allowed`) ||
+		!strings.Contains(r.stdout, `"acmeclaw" is not allowed`) {
 		t.Errorf("bad answers not explained:\n%s", r.stdout)
 	}
 	if strings.Contains(r.stdout, "sk-typed-key") {
 		t.Error("the key was echoed")
 	}
 	for key, want := range map[string]string{"llm.provider": "custom", "llm.api_base": "http://127.0.0.1:9/v1",
-		"llm.model_id": "my-model", "mode": "skills_only", "llm.api_key": "********"} {
+		"llm.model_id": "my-model", "mode": "skills_only", "llm.api_key": "********", "claw_type": "hermes"} {
 		if got := strings.TrimSpace(in.must("config", "get", key).stdout); got != want {
 			t.Errorf("%s = %q, want %q", key, got, want)
 		}
