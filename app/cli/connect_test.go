@@ -35,6 +35,8 @@ case "$1 $2" in
 	exit 1 ;;
 "config file")
 	echo "$d/openclaw.json" ;;
+"plugins list")
+	if [ -f "$d/plugins.json" ]; then cat "$d/plugins.json"; else echo '{"plugins":[{"id":"a2a","enabled":false}]}'; fi ;;
 "config unset")
 	if [ -f "$d/fail-unset-$3" ]; then
 		rm "$d/fail-unset-$3"
