@@ -61,7 +61,7 @@ func TestOpenClawThroughProxy(t *testing.T) {
 	checkUpstream(t, up.Requests())
 
 	in.must("stop")
-	checkRecorded(t, in.home)
+	checkRecorded(t, in.home, "read")
 	oc.metaclaw("connect", "openclaw", "--undo", "--openclaw", ocBin)
 	if data, _ := os.ReadFile(filepath.Join(oc.home, ".openclaw", "openclaw.json")); bytes.Contains(data, []byte("metaclaw")) {
 		t.Errorf("OpenClaw's config still names metaclaw after --undo:\n%s", data)
@@ -84,24 +84,32 @@ func e2eCache(t *testing.T) string {
 // are there, and returns Node's bin directory and the openclaw command.
 func installOpenClaw(t *testing.T) (nodeBin, ocBin string) {
 	t.Helper()
+	nodeBin, cache := installNode(t)
+	ocDir := filepath.Join(cache, "openclaw-"+openclawVersion)
+	ocBin = filepath.Join(ocDir, "node_modules", ".bin", "openclaw")
+	npmInstall(t, ocDir, ocBin, nodeBin, "openclaw@"+openclawVersion)
+	return nodeBin, ocBin
+}
+
+// installNode installs Node 24 from npm into the cache unless it is there,
+// and returns its bin directory and the cache.
+func installNode(t *testing.T) (nodeBin, cache string) {
+	t.Helper()
 	arch := map[string]string{"amd64": "x64", "arm64": "arm64"}[runtime.GOARCH]
 	if (runtime.GOOS != "linux" && runtime.GOOS != "darwin") || arch == "" {
 		t.Skipf("no Node 24 package for %s/%s", runtime.GOOS, runtime.GOARCH)
 	}
 	for _, tool := range []string{"npm", "node"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("METACLAW_E2E=1 needs %s on PATH (to install Node 24 and OpenClaw): %v", tool, err)
+			t.Fatalf("METACLAW_E2E=1 needs %s on PATH (to install Node 24 and the agents): %v", tool, err)
 		}
 	}
-	cache := e2eCache(t)
+	cache = e2eCache(t)
 	nodePkg := "node-" + runtime.GOOS + "-" + arch
 	nodeDir := filepath.Join(cache, "node24")
 	nodeBin = filepath.Join(nodeDir, "node_modules", nodePkg, "bin")
 	npmInstall(t, nodeDir, filepath.Join(nodeBin, "node"), "", "--no-save", nodePkg+"@24")
-	ocDir := filepath.Join(cache, "openclaw-"+openclawVersion)
-	ocBin = filepath.Join(ocDir, "node_modules", ".bin", "openclaw")
-	npmInstall(t, ocDir, ocBin, nodeBin, "openclaw@"+openclawVersion)
-	return nodeBin, ocBin
+	return nodeBin, cache
 }
 
 // npmInstall runs `npm install --prefix dir args...` with nodeBin first on
@@ -278,7 +286,7 @@ func checkUpstream(t *testing.T, reqs []fakeupstream.Recorded) {
 // checkRecorded opens the stopped MetaClaw's database and checks that the
 // two turns were recorded, the first with the tool call and the second with
 // the final text.
-func checkRecorded(t *testing.T, home string) {
+func checkRecorded(t *testing.T, home, tool string) {
 	t.Helper()
 	db, err := store.Open(filepath.Join(home, "metaclaw.db"))
 	if err != nil {
@@ -300,7 +308,7 @@ func checkRecorded(t *testing.T, home string) {
 	}
 	var sawTool, sawFinal bool
 	for _, tu := range turns {
-		sawTool = sawTool || strings.Contains(tu.ToolCalls, `"read"`)
+		sawTool = sawTool || strings.Contains(tu.ToolCalls, `"`+tool+`"`)
 		sawFinal = sawFinal || strings.Contains(tu.ResponseText, e2eFinal)
 	}
 	if len(turns) < 2 || !sawTool || !sawFinal {
