@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"encoding/json"
 	"flag"
 	"fmt"
 	"path/filepath"
+	"time"
 )
 
 // claudeConnector points Claude Code at the proxy's Anthropic endpoint by
@@ -46,6 +48,9 @@ func claudeEdits(r *connectRun) []fileEdit {
 }
 
 func (c *claudeConnector) connect(r *connectRun) (bool, error) {
+	if err := migrateClaudeUndo(r); err != nil {
+		return false, err
+	}
 	if c.printOnly {
 		printAnthropicEnv(r.env, r.t, "Claude Code")
 		return false, nil
@@ -62,4 +67,42 @@ func (c *claudeConnector) connect(r *connectRun) (bool, error) {
 	return true, nil
 }
 
-func (c *claudeConnector) undo(r *connectRun) error { return undoFiles(r, "claude-code") }
+func (c *claudeConnector) undo(r *connectRun) error {
+	if err := migrateClaudeUndo(r); err != nil {
+		return err
+	}
+	return undoFiles(r, "claude-code")
+}
+
+// legacyClaudeUndo is the undo record of the first connect claude-code,
+// which wrote only env keys.
+type legacyClaudeUndo struct {
+	SavedAt  time.Time `json:"saved_at"`
+	Settings string    `json:"settings"`
+	Backup   string    `json:"backup"`
+	HadEnv   bool      `json:"had_env"`
+	Env      []struct {
+		Path    string          `json:"path"`
+		Present bool            `json:"present"`
+		Value   json.RawMessage `json:"value"`
+	} `json:"env"`
+}
+
+// migrateClaudeUndo rewrites an undo record of the earlier format, so the
+// settings it saved are restored, not lost.
+func migrateClaudeUndo(r *connectRun) error {
+	var old legacyClaudeUndo
+	if readJSON(r.undoFile, &old) != nil || old.Settings == "" {
+		return nil
+	}
+	f := savedFile{Path: old.Settings, Format: jsonFormat{}.name(), Existed: old.Backup != "", Backup: old.Backup}
+	for _, k := range old.Env {
+		parents := 0
+		if old.HadEnv {
+			parents = 1
+		}
+		f.Keys = append(f.Keys, savedSetting{Key: []string{"env", k.Path}, Present: k.Present, Value: k.Value,
+			Secret: k.Path == "ANTHROPIC_AUTH_TOKEN", Parents: parents})
+	}
+	return writeJSON(r.undoFile, filesUndo{Agent: "claude-code", SavedAt: old.SavedAt, Files: []savedFile{f}})
+}

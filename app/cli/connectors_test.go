@@ -435,3 +435,23 @@ func parseTree(t *testing.T, f docFormat, data string) any {
 	out, _ := normalize(v)
 	return out
 }
+
+// TestConnectClaudeLegacyUndo restores settings saved by the first
+// connect claude-code, whose undo record had another shape.
+func TestConnectClaudeLegacyUndo(t *testing.T) {
+	c := newConnectEnv(t)
+	settings := filepath.Join(c.userHome, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte(`{"model": "opus", "env": {"FOO": "1", "ANTHROPIC_BASE_URL": "http://127.0.0.1:31234"}}`), 0o600)
+	old := `{"saved_at": "2026-11-01T00:00:00Z", "settings": "` + settings + `", "backup": "x", "had_env": true,
+		"env": [{"path": "ANTHROPIC_BASE_URL", "present": true, "value": "https://old.example"}]}`
+	os.MkdirAll(filepath.Join(c.home, "connect"), 0o700)
+	os.WriteFile(filepath.Join(c.home, "connect", "claude-code-undo.json"), []byte(old), 0o600)
+	c.must(t, "connect", "claude-code", "--undo")
+	var s struct{ Env map[string]string }
+	data, _ := os.ReadFile(settings)
+	decodeJSON(t, data, &s)
+	if s.Env["ANTHROPIC_BASE_URL"] != "https://old.example" || s.Env["FOO"] != "1" {
+		t.Errorf("after undo: %s", data)
+	}
+}
