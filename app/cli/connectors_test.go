@@ -455,3 +455,20 @@ func TestConnectClaudeLegacyUndo(t *testing.T) {
 		t.Errorf("after undo: %s", data)
 	}
 }
+
+// TestConnectRefusesAnEditItCannotMakeCleanly leaves a file alone when the
+// line editor cannot set a key without changing the meaning of the rest
+// (here an agent defined as an inline table).
+func TestConnectRefusesAnEditItCannotMakeCleanly(t *testing.T) {
+	c := newConnectEnv(t)
+	before := writeHome(t, c.userHome, map[string]string{".zeroclaw/config.toml": "schema_version = 3\n\n[agents]\nprimary = { model_provider = \"openai.home\" }\n"})
+	if code := c.run("connect", "zeroclaw"); code != 1 || !strings.Contains(c.stderr.String(), "not changed") {
+		t.Errorf("exit %d: %s", code, c.stderr.String())
+	}
+	if d := cmp.Diff(before, readHome(t, c.userHome)); d != "" {
+		t.Errorf("the file changed:\n%s", d)
+	}
+	if _, err := os.Stat(filepath.Join(c.home, "connect", "zeroclaw-undo.json")); !os.IsNotExist(err) {
+		t.Error("a refused connect left an undo record")
+	}
+}
