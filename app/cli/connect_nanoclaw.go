@@ -27,7 +27,10 @@ import (
 // so the URL names that host, and the proxy must listen where containers
 // can reach it (proxy.host; 127.0.0.1 only works with Docker Desktop).
 // NanoClaw documents no restart command and no context-window setting.
-type nanoclawConnector struct{ dir string }
+type nanoclawConnector struct {
+	dir       string
+	printOnly bool
+}
 
 func (*nanoclawConnector) name() string { return "nanoclaw" }
 func (*nanoclawConnector) summary() string {
@@ -35,7 +38,7 @@ func (*nanoclawConnector) summary() string {
 }
 func (c *nanoclawConnector) flags(fs *flag.FlagSet) {
 	fs.StringVar(&c.dir, "dir", "", "the NanoClaw checkout (default: the one connected before, else the current directory)")
-	fs.Bool("print", false, "print the environment variables as well (kept for compatibility)")
+	fs.BoolVar(&c.printOnly, "print", false, "only print the variable to set; change no file")
 }
 
 // nanoclawExtra is what the undo record keeps of NanoClaw: its directory.
@@ -77,6 +80,10 @@ func nanoclawBaseURL(t target) string {
 }
 
 func (c *nanoclawConnector) connect(r *connectRun) (bool, error) {
+	if c.printOnly {
+		fmt.Fprintf(r.out, "Put this in the .env of your NanoClaw checkout and restart NanoClaw:\n\n  ANTHROPIC_BASE_URL=%s\n", nanoclawBaseURL(r.t))
+		return false, nil
+	}
 	dir, err := c.resolveDir(r)
 	if err != nil {
 		return false, err

@@ -349,8 +349,8 @@ func TestConnectClaudeCode(t *testing.T) {
 	if d := cmp.Diff(want, readSettingsFile(t, settings)); d != "" {
 		t.Errorf("merged settings (-want +got):\n%s", d)
 	}
-	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o644 {
-		t.Errorf("settings mode changed to %v", fi.Mode().Perm())
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o600 {
+		t.Errorf("settings hold the proxy key with mode %v, want 0600", fi.Mode().Perm())
 	}
 	if data, _ := os.ReadFile(filepath.Join(c.home, "connect", "claude-code-0-settings.json.orig")); string(data) != original {
 		t.Errorf("backup = %q", data)
@@ -416,6 +416,9 @@ func TestConnectPrint(t *testing.T) {
 			out = c.must(t, "connect", "claude-code", "--print")
 			if !strings.Contains(out, "export ANTHROPIC_BASE_URL=http://127.0.0.1:31234\n") {
 				t.Errorf("claude-code --print:\n%s", out)
+			}
+			if out = c.must(t, "connect", "nanoclaw", "--print"); !strings.Contains(out, "ANTHROPIC_BASE_URL=http://host.docker.internal:31234\n") {
+				t.Errorf("nanoclaw --print:\n%s", out)
 			}
 		})
 	}

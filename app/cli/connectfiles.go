@@ -54,6 +54,7 @@ type savedFile struct {
 	// Written is the SHA-256 of what connect last wrote: when the file
 	// still holds exactly that, undo puts the copy back byte for byte.
 	Written string         `json:"written,omitempty"`
+	Mode    fs.FileMode    `json:"mode,omitempty"` // the file's mode before connect
 	Keys    []savedSetting `json:"keys"`
 }
 
@@ -89,6 +90,7 @@ type filePlan struct {
 	saved   savedFile
 	out     []byte
 	changes []string
+	secret  bool // it writes a real key: the file becomes private
 }
 
 // showKey prints a key for people: dots, with a match segment in brackets.
@@ -144,7 +146,7 @@ func planFile(e fileEdit, prev *savedFile) (*filePlan, error) {
 		return nil, &exitError{code: 1, msg: fmt.Sprintf("%s is not valid %s (%v); not changed", e.path, e.format.name(), err)}
 	}
 	before, _ := e.format.parse(data)
-	p := &filePlan{edit: e, saved: savedFile{Path: e.path, Format: e.format.name(), Existed: existed, Owned: e.owned}}
+	p := &filePlan{edit: e, saved: savedFile{Path: e.path, Format: e.format.name(), Existed: existed, Owned: e.owned, Mode: fileMode(e.path)}}
 	if prev != nil {
 		p.saved = *prev
 	}
@@ -168,6 +170,7 @@ func planFile(e fileEdit, prev *savedFile) (*filePlan, error) {
 			return nil, &exitError{code: 1, msg: fmt.Sprintf("%s: cannot set %s: %v; not changed", e.path, showKey(s.key), err)}
 		}
 		ops = append(ops, op{key: s.key, v: raw})
+		p.secret = p.secret || s.secret && !sameJSON(raw, json.RawMessage(`"`+placeholderKey+`"`))
 		p.changes = append(p.changes, fmt.Sprintf("  %s: %s -> %s", showKey(s.key), showValue(cur, present, s.secret), showValue(raw, true, s.secret)))
 	}
 	if len(ops) == 0 {
@@ -260,7 +263,12 @@ func writePlans(r *connectRun, agent string, u *filesUndo, plans []*filePlan, ex
 		return err
 	}
 	for _, p := range plans {
-		if err := writeFileAtomic(p.edit.path, p.out, fileMode(p.edit.path)); err != nil {
+		mode := fileMode(p.edit.path)
+		if p.secret && mode&0o077 != 0 {
+			mode &^= 0o077
+			fmt.Fprintf(r.out, "%s now holds proxy.api_key: made it private to you (mode %v; undo restores %v).\n", p.edit.path, mode, p.saved.Mode)
+		}
+		if err := writeFileAtomic(p.edit.path, p.out, mode); err != nil {
 			return err
 		}
 	}
@@ -378,7 +386,16 @@ func putBack(r *connectRun, f savedFile, verb func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("read the saved copy: %w", err)
 	}
-	return writeFileAtomic(f.Path, orig, fileMode(f.Path))
+	return writeFileAtomic(f.Path, orig, restoredMode(f))
+}
+
+// restoredMode is the mode a restored file gets: its own from before
+// connect, else the one it has.
+func restoredMode(f savedFile) fs.FileMode {
+	if f.Existed && f.Mode != 0 {
+		return f.Mode
+	}
+	return fileMode(f.Path)
 }
 
 // digest is the hex SHA-256 of data.

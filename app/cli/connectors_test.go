@@ -113,8 +113,8 @@ func TestConnectFileAgents(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.check(t, c.userHome, data)
-			if fi, _ := os.Stat(main); before[tc.target] == "" && fi.Mode().Perm() != 0o600 {
-				t.Errorf("new file %s has mode %v", tc.target, fi.Mode().Perm())
+			if fi, _ := os.Stat(main); strings.Contains(string(data), testProxyKey) && fi.Mode().Perm() != 0o600 {
+				t.Errorf("%s holds the proxy key with mode %v", tc.target, fi.Mode().Perm())
 			}
 
 			connected := readHome(t, c.userHome)
@@ -132,6 +132,9 @@ func TestConnectFileAgents(t *testing.T) {
 			c.must(t, "connect", tc.agent, "--undo")
 			if d := cmp.Diff(before, readHome(t, c.userHome)); d != "" {
 				t.Errorf("undo did not restore the agent's own files (-before +after):\n%s", d)
+			}
+			if fi, err := os.Stat(main); err == nil && before[tc.target] != "" && fi.Mode().Perm() != 0o644 {
+				t.Errorf("undo left %s with mode %v, not its own 0644", tc.target, fi.Mode().Perm())
 			}
 			if code := c.run("connect", tc.agent, "--undo"); code != 1 || !strings.Contains(c.stderr.String(), "nothing to undo") {
 				t.Errorf("second undo: exit %d %q", code, c.stderr.String())
