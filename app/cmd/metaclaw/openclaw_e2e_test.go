@@ -323,3 +323,51 @@ func tailOf(s string, n int) string {
 	}
 	return "…" + s[len(s)-n:]
 }
+
+// TestOpenClawWeChatThroughStart lets `metaclaw start` set up the real
+// OpenClaw (claw_type openclaw, wechat.enabled true): it points OpenClaw at
+// the proxy and installs and enables the real WeChat channel plugin from
+// npm through `openclaw plugins install`. Without a terminal the QR login
+// is explained, not run; a second start installs nothing. METACLAW_E2E=1.
+func TestOpenClawWeChatThroughStart(t *testing.T) {
+	if os.Getenv("METACLAW_E2E") != "1" {
+		t.Skip("set METACLAW_E2E=1 to run (installs OpenClaw and its WeChat plugin from npm)")
+	}
+	nodeBin, ocBin := installOpenClaw(t)
+	in := newInstance(t)
+	in.must("config", "set", "llm.provider", "custom", "llm.api_base", "http://127.0.0.1:9/v1", "llm.model_id", "fake-model",
+		"mode", "skills_only", "proxy.port", strconv.Itoa(in.port), "claw_type", "openclaw", "wechat.enabled", "true")
+	oc := newOpenClawHome(t, in, nodeBin, ocBin)
+	oc.quietConfig()
+
+	out := oc.exec(15*time.Minute, binary, "start", "--daemon")
+	defer oc.exec(time.Minute, binary, "stop")
+	for _, want := range []string{"Installing OpenClaw's WeChat plugin", "metaclaw start --wechat-relogin", "OpenClaw now uses MetaClaw"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("start output lacks %q:\n%s", want, out)
+		}
+	}
+	var list struct {
+		Plugins []struct {
+			ID      string `json:"id"`
+			Enabled bool   `json:"enabled"`
+		} `json:"plugins"`
+	}
+	listed := oc.run(2*time.Minute, "plugins", "list", "--json")
+	if err := json.Unmarshal([]byte(listed[strings.IndexByte(listed, '{'):]), &list); err != nil {
+		t.Fatalf("plugins list --json: %v", err)
+	}
+	enabled := false
+	for _, p := range list.Plugins {
+		enabled = enabled || p.ID == "openclaw-weixin" && p.Enabled
+	}
+	if !enabled {
+		t.Errorf("openclaw-weixin is not installed and enabled:\n%s", tailOf(listed, 2000))
+	}
+
+	oc.exec(time.Minute, binary, "stop")
+	out = oc.exec(5*time.Minute, binary, "start", "--daemon")
+	if strings.Contains(out, "Installing") || !strings.Contains(out, "OpenClaw already goes through MetaClaw") {
+		t.Errorf("second start:\n%s", out)
+	}
+}
