@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -151,37 +150,6 @@ func TestDeltaAfterFailedBatch(t *testing.T) {
 	for _, g := range all {
 		if !bytes.Equal(g.Request, reqs[g.TurnNum-1]) {
 			t.Fatalf("turn %d differs", g.TurnNum)
-		}
-	}
-}
-
-// TestBrokenDeltaChains: a delta whose base is missing, later than it, or
-// shorter than it claims is reported, not read as a wrong request.
-func TestBrokenDeltaChains(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	ctx := context.Background()
-	raw := &Turn{SessionID: "other", TurnNum: 1, Request: []byte(`{"messages":[]}`)} // stored whole
-	if err := db.RecordTurns(ctx, []*Turn{raw}); err != nil {
-		t.Fatal(err)
-	}
-	reqs := agentSession(2, false)
-	ids := recordOneByOne(t, db, "s", reqs)
-	_, parts, _ := splitRequest(reqs[1])
-	for name, tc := range map[string]struct {
-		skel []byte
-		want error
-	}{
-		"base not a skeleton": {deltaSkeleton(raw.ID, 2, parts[2:]), ErrNotFound},
-		"later base":          {deltaSkeleton(ids[1]+1, 2, parts[2:]), errSkeleton},
-		"own id":              {deltaSkeleton(ids[1], 2, parts[2:]), errSkeleton},
-		"too many":            {deltaSkeleton(ids[0], 100000, parts[2:]), errSkeleton},
-	} {
-		if _, err := db.sql.Exec(`UPDATE turns SET request = ? WHERE id = ?`, tc.skel, ids[1]); err != nil {
-			t.Fatal(err)
-		}
-		if got, err := db.TurnByID(ctx, ids[1]); !errors.Is(err, tc.want) {
-			t.Errorf("%s: TurnByID = %d bytes, %v; want %v", name, len(got.Request), err, tc.want)
 		}
 	}
 }

@@ -155,30 +155,6 @@ func TestCutsResynchronise(t *testing.T) {
 	}
 }
 
-// TestParseRejectsBrokenSkeletons shows a damaged skeleton, full or
-// delta, is an error, not a panic.
-func TestParseRejectsBrokenSkeletons(t *testing.T) {
-	req := agentSession(1, false)[0]
-	skel, parts, ok := splitRequest(req)
-	if !ok {
-		t.Fatal("an agent request was not split")
-	}
-	delta := deltaSkeleton(7, 3, parts[3:])
-	if s, err := parseSkeleton(delta); err != nil || s.base != 7 || s.count != 3 || len(s.hashes) != len(parts)-3 {
-		t.Fatalf("delta skeleton read back as %d, %d, %d hashes, %v", s.base, s.count, len(s.hashes), err)
-	}
-	for name, s := range map[string][]byte{
-		"empty": nil, "version": append([]byte{9}, skel[1:]...), "truncated": skel[:len(skel)-1],
-		"delta truncated": delta[:len(delta)-1], "delta without base": {skelDelta}, "delta base 0": deltaSkeleton(0, 3, parts[3:]),
-		"delta count 0": deltaSkeleton(7, 0, parts), "delta count huge": deltaSkeleton(7, maxSkeletonChunks+1, parts),
-		"delta bad varint": {skelDelta, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
-	} {
-		if got, err := parseSkeleton(s); err == nil {
-			t.Errorf("%s: parsed as %d, %d, %d hashes", name, got.base, got.count, len(got.hashes))
-		}
-	}
-}
-
 // TestRequestPartsShareHistory records two agent sessions and shows that
 // every way of reading turns gives back the requests byte for byte, and
 // that the history, system prompt and tools are stored once: the bytes
