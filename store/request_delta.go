@@ -9,40 +9,21 @@ import (
 	"math"
 )
 
-// A turn's skeleton lists the hashes of its request's chunks, so a
-// session's skeletons together were O(n²): turn n lists all of turn
-// n-1's chunks again. When a request begins with the chunks of the
-// session's last one (splitAfter), its skeleton says so instead: "the
-// first count chunks of turn base, then these" (skelDelta). Reading one
-// follows the references down to a full skeleton; every maxDeltaDepth+1
-// turns of a session the skeleton is written in full, so a read follows
-// at most maxDeltaDepth references. A base is always an earlier turn (a
-// smaller id), committed with or before the turn that refers to it; turns
-// are never deleted one by one (code that deletes some must delete the
-// turns referring to them too, or rewrite their skeletons in full).
+// Builds of schema version 6 (migration 0006) wrote a delta skeleton when
+// a request began with the chunks of the session's last one: "the first
+// count chunks of turn base, then these" (skelDelta). Builds since write
+// only full skeletons, but databases hold delta ones, so they are read:
+// reading one follows the references down to a full skeleton (those
+// builds wrote one at least every ninth turn of a session). A base is
+// always an earlier turn (a smaller id), committed with or before the turn
+// that refers to it; turns are never deleted one by one (code that deletes
+// some must delete the turns referring to them too, or rewrite their
+// skeletons in full).
 
 // skelDelta is the first byte of a delta skeleton: then the base turn's id
 // and the count of its chunks taken, as uvarints, then the hashes of the
 // chunks that follow them.
 const skelDelta = 2
-
-const (
-	minDeltaChunks = 4 // fewer shared chunks are not worth a reference
-	maxDeltaDepth  = 8
-)
-
-// deltaSkeleton is the skeleton of a request made of base's first count
-// chunks and then rest.
-func deltaSkeleton(base int64, count int, rest []chunk) []byte {
-	b := make([]byte, 0, 1+2*binary.MaxVarintLen64+len(rest)*sha256.Size)
-	b = append(b, skelDelta)
-	b = binary.AppendUvarint(b, uint64(base))
-	b = binary.AppendUvarint(b, uint64(count))
-	for _, c := range rest {
-		b = append(b, c.hash[:]...)
-	}
-	return b
-}
 
 // skeleton is a parsed skeleton: the first count chunk hashes of turn base
 // (none when base is 0), then hashes.

@@ -3,11 +3,62 @@ package store
 import (
 	"bytes"
 	"context"
-	"fmt"
-	"math/rand/v2"
-	"slices"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 )
+
+// testdata/delta_v6.db was written by the builds of schema version 6,
+// which stored a turn's request as a delta skeleton when it began like
+// the session's last one (see request_delta.go). Each of its turns'
+// response_text is the SHA-256 of the request recorded. It holds 27 turns:
+// session loop, a tool loop recorded turn by turn (turns 1 and 10 full
+// skeletons, the others deltas up to eight references deep), interleaved
+// with session mixed (deltas and full skeletons, a request stored whole
+// and an empty one), and session batch, five turns recorded in one batch
+// whose deltas refer to each other.
+
+// openDeltaFixture opens a copy of testdata/delta_v6.db, migrated to the
+// current version, and returns it with the SHA-256 (hex) of each turn's
+// request by id.
+func openDeltaFixture(t *testing.T) (*DB, map[int64]string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "delta_v6.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "metaclaw.db")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(path)
+	if err != nil {
+		t.Fatalf("open the version 6 fixture: %v", err)
+	}
+	t.Cleanup(func() { db.Close() })
+	want := map[int64]string{}
+	rows, err := db.sql.Query(`SELECT id, response_text FROM turns`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var sum string
+		if err := rows.Scan(&id, &sum); err != nil {
+			t.Fatal(err)
+		}
+		want[id] = sum
+	}
+	if err := rows.Err(); err != nil || len(want) != 27 {
+		t.Fatalf("the fixture holds %d turns, %v", len(want), err)
+	}
+	return db, want
+}
 
 // skeletonKinds returns, in id order, each turn's skeleton kind (0 for a
 // request stored whole) and the length of its chain of references.
@@ -42,185 +93,161 @@ func skeletonKinds(t *testing.T, db *DB) (kinds []byte, depths []int) {
 	return kinds, depths
 }
 
-// recordOneByOne records reqs as turns 1, 2, ... of session, each in its
-// own batch, and returns their ids.
-func recordOneByOne(t *testing.T, db *DB, session string, reqs [][]byte) []int64 {
+// checkRequests fails unless every turn's request has the SHA-256 the
+// fixture recorded for it.
+func checkRequests(t *testing.T, how string, got []Turn, want map[int64]string) {
 	t.Helper()
-	var ids []int64
-	for i, r := range reqs {
-		tr := &Turn{SessionID: session, TurnNum: i + 1, Request: r}
-		if err := db.RecordTurns(context.Background(), []*Turn{tr}); err != nil {
-			t.Fatal(err)
+	for _, g := range got {
+		sum := sha256.Sum256(g.Request)
+		if hex.EncodeToString(sum[:]) != want[g.ID] {
+			t.Errorf("%s: turn %d (%s/%d) read back differs from the request recorded", how, g.ID, g.SessionID, g.TurnNum)
 		}
-		ids = append(ids, tr.ID)
 	}
-	return ids
 }
 
-// TestDeltaSkeletons: a session's turns refer to the one before, with a
-// full skeleton at least every maxDeltaDepth+1 turns; every turn reads
-// back byte for byte alone (its bases read from the database), in a
-// session, and in a list; and through a tool loop (the injected text the
-// same on every turn) the skeletons cost a fraction of full ones.
-func TestDeltaSkeletons(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	ctx := context.Background()
-	reqs := agentSession(3*(maxDeltaDepth+1)+2, false)
-	for i, r := range reqs {
-		reqs[i] = skillOfTurn.ReplaceAll(r, []byte("Skill chosen for this request"))
+// encodeDelta is a delta skeleton: the first count chunks of turn base,
+// then hashes. Only tests write them now, to damage the fixture's.
+func encodeDelta(base int64, count int, hashes [][sha256.Size]byte) []byte {
+	b := binary.AppendUvarint(binary.AppendUvarint([]byte{skelDelta}, uint64(base)), uint64(count))
+	for _, h := range hashes {
+		b = append(b, h[:]...)
 	}
-	ids := recordOneByOne(t, db, "s", reqs)
+	return b
+}
+
+// TestReadDeltaFixture: a database written with delta skeletons reads
+// back byte for byte, turn by turn (each base read from the database),
+// in lists that hold a turn but not its bases, by session and the last
+// turns of a session; and a turn recorded in it now reads back too.
+func TestReadDeltaFixture(t *testing.T) {
+	t.Parallel()
+	db, want := openDeltaFixture(t)
+	ctx := context.Background()
 	kinds, depths := skeletonKinds(t, db)
-	deltas := 0
-	for i := range kinds {
-		if depths[i] > maxDeltaDepth {
-			t.Fatalf("turn %d follows %d references", i+1, depths[i])
+	if deltas := bytes.Count(kinds, []byte{skelDelta}); deltas < 18 || depths[16] != 8 {
+		t.Fatalf("the fixture holds %d delta skeletons (%v), turn 17 follows %d references", deltas, kinds, depths[16])
+	}
+	for id := range want {
+		g, err := db.TurnByID(ctx, id)
+		if err != nil {
+			t.Fatalf("TurnByID(%d): %v", id, err)
 		}
-		if kinds[i] == skelDelta {
-			deltas++
+		checkRequests(t, "TurnByID", []Turn{g}, want)
+	}
+	some, err := db.TurnsByID(ctx, []int64{27, 17, 8, 22, 18})
+	if err != nil || len(some) != 5 {
+		t.Fatalf("TurnsByID = %d turns, %v", len(some), err)
+	}
+	checkRequests(t, "TurnsByID", some, want)
+	for session, n := range map[string]int{"loop": 12, "mixed": 10, "batch": 5} {
+		all, err := db.SessionTurns(ctx, session)
+		if err != nil || len(all) != n {
+			t.Fatalf("SessionTurns(%s) = %d turns, %v", session, len(all), err)
 		}
+		checkRequests(t, "SessionTurns", all, want)
 	}
-	if deltas < len(reqs)*maxDeltaDepth/(maxDeltaDepth+1)-1 {
-		t.Errorf("%d of %d skeletons are deltas (%v)", deltas, len(reqs), kinds)
+	recent, err := db.RecentSessionTurns(ctx, "loop", "", 2)
+	if err != nil || len(recent) != 2 {
+		t.Fatalf("RecentSessionTurns = %d turns, %v", len(recent), err)
 	}
-	for i, id := range ids { // alone: every base comes from the database
-		got, err := db.TurnByID(ctx, id)
-		if err != nil || !bytes.Equal(got.Request, reqs[i]) {
-			t.Fatalf("turn %d alone: %v (request differs: %v)", i+1, err, !bytes.Equal(got.Request, reqs[i]))
-		}
-	}
-	some, err := db.TurnsByID(ctx, []int64{ids[len(ids)-1], ids[maxDeltaDepth+3], ids[1]})
-	if err != nil || len(some) != 3 {
-		t.Fatalf("TurnsByID: %d, %v", len(some), err)
-	}
-	for _, g := range some {
-		if !bytes.Equal(g.Request, reqs[g.TurnNum-1]) {
-			t.Fatalf("turn %d in a list differs", g.TurnNum)
-		}
-	}
-	all, err := db.SessionTurns(ctx, "s")
-	if err != nil || len(all) != len(reqs) {
-		t.Fatalf("SessionTurns: %d, %v", len(all), err)
-	}
-	for _, g := range all {
-		if !bytes.Equal(g.Request, reqs[g.TurnNum-1]) {
-			t.Fatalf("turn %d in the session differs", g.TurnNum)
-		}
-	}
-	var skelBytes, chunks int64
-	if err := db.sql.QueryRow(`SELECT sum(length(request)) FROM turns`).Scan(&skelBytes); err != nil {
+	checkRequests(t, "RecentSessionTurns", recent, want)
+
+	last, err := db.TurnByID(ctx, 22)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range reqs {
-		_, parts, _ := splitRequest(r)
-		chunks += int64(len(parts))
+	next := &Turn{SessionID: "loop", TurnNum: 13, Request: append(bytes.Clone(last.Request[:len(last.Request)-2]), `,{"role":"user","content":"go on"}]}`...)}
+	if err := db.RecordTurns(ctx, []*Turn{next}); err != nil {
+		t.Fatal(err)
 	}
-	if full := chunks * 32; skelBytes*4 > full {
-		t.Errorf("skeletons take %d bytes, full ones would take %d", skelBytes, full)
+	sum := sha256.Sum256(next.Request)
+	want[next.ID] = hex.EncodeToString(sum[:])
+	all, err := db.SessionTurns(ctx, "loop")
+	if err != nil || len(all) != 13 {
+		t.Fatalf("SessionTurns after a new turn = %d turns, %v", len(all), err)
 	}
+	checkRequests(t, "SessionTurns after a new turn", all, want)
 }
 
-// TestDeltaAfterFailedBatch: a turn in a batch that rolled back is never
-// a base, and turns of one batch may refer to each other.
-func TestDeltaAfterFailedBatch(t *testing.T) {
+// TestBrokenDeltaChains: a delta whose base is missing, stored whole,
+// later than it, itself, shorter than it claims, or damaged is reported,
+// not read as a wrong request.
+func TestBrokenDeltaChains(t *testing.T) {
 	t.Parallel()
-	db := openTest(t)
 	ctx := context.Background()
-	reqs := agentSession(5, false)
-	if err := db.RecordTurns(ctx, []*Turn{{SessionID: "s", TurnNum: 1, Request: reqs[0]}}); err != nil {
-		t.Fatal(err)
-	}
-	bad := []*Turn{{SessionID: "s", TurnNum: 2, Request: reqs[1]}, {SessionID: "s", TurnNum: 3, Type: "weird"}}
-	if err := db.RecordTurns(ctx, bad); err == nil {
-		t.Fatal("a turn of type 'weird' was accepted")
-	}
-	batch := []*Turn{{SessionID: "s", TurnNum: 2, Request: reqs[1]}, {SessionID: "s", TurnNum: 3, Request: reqs[2]},
-		{SessionID: "s", TurnNum: 4, Request: reqs[3]}}
-	if err := db.RecordTurns(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
-	if kinds, _ := skeletonKinds(t, db); !bytes.Equal(kinds, []byte{skelVersion, skelVersion, skelDelta, skelDelta}) {
-		t.Errorf("skeleton kinds %v: after the failed batch a full one, then deltas within the batch", kinds)
-	}
-	all, err := db.SessionTurns(ctx, "s")
-	if err != nil || len(all) != 4 {
-		t.Fatalf("SessionTurns: %d, %v", len(all), err)
-	}
-	for _, g := range all {
-		if !bytes.Equal(g.Request, reqs[g.TurnNum-1]) {
-			t.Fatalf("turn %d differs", g.TurnNum)
-		}
-	}
-}
-
-// TestDeltaRandomSessions records sessions whose requests change at random
-// (grown at the end, edited in the middle, cut short, sent again, replaced
-// by another conversation), in batches of random size, some failing, and
-// reads every turn back byte for byte, alone and by session.
-func TestDeltaRandomSessions(t *testing.T) {
-	t.Parallel()
-	db := openTest(t)
-	ctx := context.Background()
-	want := map[int64][]byte{}
-	for seed := range uint64(3) {
-		rng := rand.New(rand.NewPCG(seed, 99))
-		pool := agentSessionSeed(6, seed == 1, seed)
-		cur := bytes.Clone(pool[0])
-		session := fmt.Sprint("r", seed)
-		num := 0
-		for range 12 {
-			var batch []*Turn
-			for range 1 + rng.IntN(4) {
-				switch rng.IntN(5) {
-				case 0: // grown at the end
-					cur = append(cur, bytes.Repeat([]byte("more history "), 50+rng.IntN(400))...)
-				case 1: // edited in the middle
-					at := rng.IntN(len(cur))
-					cur = slices.Concat(cur[:at], []byte("edited"), cur[at:])
-				case 2: // cut short
-					cur = bytes.Clone(cur[:len(cur)/2+rng.IntN(len(cur)/2+1)])
-				case 3: // sent again
-				default: // another conversation
-					cur = bytes.Clone(pool[rng.IntN(len(pool))])
-				}
-				num++
-				batch = append(batch, &Turn{SessionID: session, TurnNum: num, Request: bytes.Clone(cur)})
-			}
-			if rng.IntN(5) == 0 { // a batch that fails and rolls back
-				num++
-				failing := append(slices.Clone(batch), &Turn{SessionID: session, TurnNum: num, Type: "weird"})
-				if err := db.RecordTurns(ctx, failing); err == nil {
-					t.Fatal("a turn of type 'weird' was accepted")
-				}
-				for _, tr := range batch {
-					tr.ID = 0
-				}
-			}
-			if err := db.RecordTurns(ctx, batch); err != nil {
+	// Turn 22 (loop 12) takes its first chunks from turn 21 (loop 11).
+	for _, tc := range []struct {
+		name   string
+		damage string // SQL run on the fixture; ? is the delta skeleton of base and count
+		base   int64
+		count  int
+		want   error
+	}{
+		{"base missing", `DELETE FROM turns WHERE id = 21`, 0, 0, ErrNotFound},
+		{"base stored whole", `UPDATE turns SET request = ? WHERE id = 22`, 18, 2, ErrNotFound},
+		{"later base", `UPDATE turns SET request = ? WHERE id = 22`, 23, 2, errSkeleton},
+		{"own id", `UPDATE turns SET request = ? WHERE id = 22`, 22, 2, errSkeleton},
+		{"too many", `UPDATE turns SET request = ? WHERE id = 22`, 21, 100000, errSkeleton},
+		{"damaged base", `UPDATE turns SET request = X'0200' WHERE id = 21`, 0, 0, errSkeleton},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			db, _ := openDeltaFixture(t)
+			var skel []byte
+			if err := db.sql.QueryRow(`SELECT request FROM turns WHERE id = 22`).Scan(&skel); err != nil {
 				t.Fatal(err)
 			}
-			for _, tr := range batch {
-				want[tr.ID] = tr.Request
+			s, err := parseSkeleton(skel)
+			if err != nil || s.base != 21 {
+				t.Fatalf("turn 22's skeleton: base %d, %v", s.base, err)
 			}
-		}
-		got, err := db.SessionTurns(ctx, session)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, g := range got {
-			if !bytes.Equal(g.Request, want[g.ID]) {
-				t.Fatalf("session %s turn %d differs", session, g.TurnNum)
+			var args []any
+			if tc.base != 0 {
+				args = append(args, encodeDelta(tc.base, tc.count, s.hashes))
 			}
-		}
+			if _, err := db.sql.Exec(tc.damage, args...); err != nil {
+				t.Fatal(err)
+			}
+			if got, err := db.TurnByID(ctx, 22); !errors.Is(err, tc.want) {
+				t.Errorf("TurnByID = %d bytes, %v; want %v", len(got.Request), err, tc.want)
+			}
+			if _, err := db.SessionTurns(ctx, "loop"); !errors.Is(err, tc.want) {
+				t.Errorf("SessionTurns: %v; want %v", err, tc.want)
+			}
+		})
 	}
-	for id, req := range want {
-		g, err := db.TurnByID(ctx, id)
-		if err != nil || !bytes.Equal(g.Request, req) {
-			t.Fatalf("turn %d alone: %v", id, err)
-		}
+}
+
+// TestParseRejectsBrokenSkeletons shows a damaged skeleton, full or
+// delta, is an error, not a panic.
+func TestParseRejectsBrokenSkeletons(t *testing.T) {
+	t.Parallel()
+	db, _ := openDeltaFixture(t)
+	var full, delta []byte
+	if err := db.sql.QueryRow(`SELECT request FROM turns WHERE id = 1`).Scan(&full); err != nil {
+		t.Fatal(err)
 	}
-	if kinds, _ := skeletonKinds(t, db); !bytes.Contains(kinds, []byte{skelDelta}) {
-		t.Errorf("no delta skeleton written: %v", kinds)
+	if err := db.sql.QueryRow(`SELECT request FROM turns WHERE id = 9`).Scan(&delta); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := parseSkeleton(full); err != nil || s.base != 0 || len(s.hashes) != (len(full)-1)/sha256.Size {
+		t.Fatalf("full skeleton read back as %d, %d hashes, %v", s.base, len(s.hashes), err)
+	}
+	s, err := parseSkeleton(delta)
+	if err != nil || s.base != 7 || s.count == 0 || len(s.hashes) == 0 {
+		t.Fatalf("delta skeleton read back as %d, %d, %d hashes, %v", s.base, s.count, len(s.hashes), err)
+	}
+	if again := encodeDelta(s.base, s.count, s.hashes); !bytes.Equal(again, delta) {
+		t.Fatalf("encodeDelta does not write the fixture's skeleton")
+	}
+	for name, b := range map[string][]byte{
+		"empty": nil, "version": append([]byte{9}, full[1:]...), "truncated": full[:len(full)-1],
+		"delta truncated": delta[:len(delta)-1], "delta without base": {skelDelta}, "delta base 0": encodeDelta(0, 3, s.hashes),
+		"delta count 0": encodeDelta(7, 0, s.hashes), "delta count huge": encodeDelta(7, maxSkeletonChunks+1, s.hashes),
+		"delta bad varint": {skelDelta, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01},
+	} {
+		if got, err := parseSkeleton(b); err == nil {
+			t.Errorf("%s: parsed as %d, %d, %d hashes", name, got.base, got.count, len(got.hashes))
+		}
 	}
 }

@@ -19,14 +19,14 @@ import (
 // themselves, so an insertion or a change only moves the cuts next to
 // it), each chunk is kept once in request_parts under its SHA-256, and the
 // turn keeps the list of its chunks' hashes, its skeleton
-// (turns.request_form = formParts), or, when the request begins like the
-// session's last one, a reference to that one's list and the hashes after
-// it (request_delta.go). The proxy's injected text in the system prompt,
-// the new messages at the end and the cuts next to them make a turn's new
-// chunks; the rest is shared with earlier turns, of any session. The
-// request read back is byte for byte the one recorded. Requests under
-// partsFrom bytes are stored as they are (formRaw), as every request was
-// before.
+// (turns.request_form = formParts). The proxy's injected text in the
+// system prompt, the new messages at the end and the cuts next to them
+// make a turn's new chunks; the rest is shared with earlier turns, of any
+// session. The request read back is byte for byte the one recorded.
+// Requests under partsFrom bytes are stored as they are (formRaw), as
+// every request was before. Databases written by builds of schema
+// version 6 also hold delta skeletons, which are read (request_delta.go)
+// but no longer written.
 //
 // The cutting is hand-written: restic/chunker (Rabin) cuts streams into
 // chunks of about a megabyte; these are a kilobyte, cut from a buffer.
@@ -48,7 +48,7 @@ const (
 )
 
 // skelVersion is the first byte of a full skeleton: then each chunk's
-// SHA-256 in order (see request_delta.go for the other kind).
+// SHA-256 in order (see request_delta.go for the kind older builds wrote).
 const skelVersion = 1
 
 // gear is the rolling hash's table: 256 fixed pseudo-random words
@@ -94,7 +94,19 @@ type chunk struct {
 // (skelVersion, then each chunk's SHA-256 in order) and the chunks; it
 // reports false for a request to store whole.
 func splitRequest(req []byte) (skel []byte, parts []chunk, ok bool) {
-	return splitRequestAfter(req, nil)
+	if len(req) < partsFrom {
+		return nil, nil, false
+	}
+	for rest := req; len(rest) > 0; {
+		n := cut(rest)
+		parts = append(parts, chunk{hash: sha256.Sum256(rest[:n]), body: rest[:n]})
+		rest = rest[n:]
+	}
+	skel = append(make([]byte, 0, 1+len(parts)*sha256.Size), skelVersion)
+	for _, p := range parts {
+		skel = append(skel, p.hash[:]...)
+	}
+	return skel, parts, true
 }
 
 // errSkeleton reports a skeleton that does not parse.
@@ -146,41 +158,24 @@ func (c *partCache) add(hs map[[sha256.Size]byte]struct{}) {
 
 const insertPartSQL = `INSERT INTO request_parts(hash, body) VALUES(?, ?) ON CONFLICT(hash) DO NOTHING`
 
-// storedRequest returns what to store for req, a request of session, and
-// its form, inserting the parts it refers to that are neither known to be
-// stored nor in added (the parts this transaction inserted), and adding
-// theirs to added. It cuts req after the session's last request: the one
-// in batch (recorded earlier in this transaction) or else the remembered
-// one, which it takes. It returns the memo of req to remember once its
-// turn is inserted and committed (nil for a request stored whole).
-func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, session string, req []byte,
-	added map[[sha256.Size]byte]struct{}, batch map[string]*splitMemo) ([]byte, int, *splitMemo, error) {
-	memo := batch[session]
-	if memo != nil {
-		delete(batch, session)
-	} else {
-		memo = db.memos.take(session)
-	}
-	parts, reused, ok := splitAfter(req, memo)
+// storedRequest returns what to store for req and its form, inserting the
+// parts it refers to that are neither known to be stored nor in added (the
+// parts this transaction inserted), and adding theirs to added.
+func (db *DB) storedRequest(ctx context.Context, insert *sql.Stmt, req []byte, added map[[sha256.Size]byte]struct{}) ([]byte, int, error) {
+	skel, parts, ok := splitRequest(req)
 	if !ok {
-		return req, formRaw, nil, nil
+		return req, formRaw, nil
 	}
-	skel, depth := fullSkeleton(parts), 0
-	if memo != nil && memo.turn != 0 && reused >= minDeltaChunks && memo.depth < maxDeltaDepth {
-		skel, depth = deltaSkeleton(memo.turn, reused, parts[reused:]), memo.depth+1
-	}
-	// The chunks taken from the last request are stored: with it, in a
-	// committed transaction or in this one.
-	for _, p := range parts[reused:] {
+	for _, p := range parts {
 		if _, ok := added[p.hash]; ok || db.parts.has(p.hash) {
 			continue
 		}
 		if _, err := insert.ExecContext(ctx, p.hash[:], p.body); err != nil {
-			return nil, 0, nil, fmt.Errorf("store request part: %w", err)
+			return nil, 0, fmt.Errorf("store request part: %w", err)
 		}
 		added[p.hash] = struct{}{}
 	}
-	return skel, formParts, memo.remember(req, parts, depth), nil
+	return skel, formParts, nil
 }
 
 // joinRequests replaces the skeletons among the turns' requests by the

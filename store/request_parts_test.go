@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -212,6 +214,11 @@ func TestRequestPartsShareHistory(t *testing.T) {
 			if forms != n {
 				t.Errorf("%d of %d turns stored as skeletons", forms, n)
 			}
+			// Every turn lists all of its chunks: none refers to another's list.
+			var full int
+			if err := db.sql.QueryRow(`SELECT count(*) FROM turns WHERE substr(request, 1, 1) = ?`, []byte{skelVersion}).Scan(&full); err != nil || full != n {
+				t.Errorf("%d of %d skeletons are full lists, %v", full, n, err)
+			}
 			// Each turn adds about 1.8 KB of messages and changes the
 			// injected line; with the chunks cut around those changes and
 			// the list of hashes, a turn costs about 12 KB here instead of
@@ -325,6 +332,110 @@ func TestSessionTurnsBrief(t *testing.T) {
 		want.Request = nil
 		if brief[i].Request != nil || fmt.Sprintf("%+v", brief[i]) != fmt.Sprintf("%+v", want) {
 			t.Errorf("turn %d:\n got %+v\nwant %+v", i+1, brief[i], want)
+		}
+	}
+}
+
+// TestRandomSessionsReadBack records sessions whose requests change at
+// random (grown at the end, edited in the middle, cut short, sent again,
+// replaced by another conversation), in batches of random size, some
+// failing, and reads every turn back byte for byte, alone and by session.
+func TestRandomSessionsReadBack(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	want := map[int64][]byte{}
+	for seed := range uint64(3) {
+		rng := rand.New(rand.NewPCG(seed, 99))
+		pool := agentSessionSeed(6, seed == 1, seed)
+		cur := bytes.Clone(pool[0])
+		session := fmt.Sprint("r", seed)
+		num := 0
+		for range 12 {
+			var batch []*Turn
+			for range 1 + rng.IntN(4) {
+				switch rng.IntN(5) {
+				case 0: // grown at the end
+					cur = append(cur, bytes.Repeat([]byte("more history "), 50+rng.IntN(400))...)
+				case 1: // edited in the middle
+					at := rng.IntN(len(cur))
+					cur = slices.Concat(cur[:at], []byte("edited"), cur[at:])
+				case 2: // cut short
+					cur = bytes.Clone(cur[:len(cur)/2+rng.IntN(len(cur)/2+1)])
+				case 3: // sent again
+				default: // another conversation
+					cur = bytes.Clone(pool[rng.IntN(len(pool))])
+				}
+				num++
+				batch = append(batch, &Turn{SessionID: session, TurnNum: num, Request: bytes.Clone(cur)})
+			}
+			if rng.IntN(5) == 0 { // a batch that fails and rolls back
+				num++
+				failing := append(slices.Clone(batch), &Turn{SessionID: session, TurnNum: num, Type: "weird"})
+				if err := db.RecordTurns(ctx, failing); err == nil {
+					t.Fatal("a turn of type 'weird' was accepted")
+				}
+				for _, tr := range batch {
+					tr.ID = 0
+				}
+			}
+			if err := db.RecordTurns(ctx, batch); err != nil {
+				t.Fatal(err)
+			}
+			for _, tr := range batch {
+				want[tr.ID] = tr.Request
+			}
+		}
+		got, err := db.SessionTurns(ctx, session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, g := range got {
+			if !bytes.Equal(g.Request, want[g.ID]) {
+				t.Fatalf("session %s turn %d differs", session, g.TurnNum)
+			}
+		}
+	}
+	for id, req := range want {
+		g, err := db.TurnByID(ctx, id)
+		if err != nil || !bytes.Equal(g.Request, req) {
+			t.Fatalf("turn %d alone: %v", id, err)
+		}
+	}
+}
+
+// TestConcurrentRecordingOfOneSession: recordings of one session at the
+// same time, sharing most of their parts, store every request byte for
+// byte.
+func TestConcurrentRecordingOfOneSession(t *testing.T) {
+	db := openTest(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	want := map[int][]byte{}
+	var mu sync.Mutex
+	for w := range 4 {
+		reqs := agentSessionSeed(8, w%2 == 1, uint64(w))
+		wg.Go(func() {
+			for i, r := range reqs {
+				num := w*100 + i + 1 // 0 would ask the store to number it
+				mu.Lock()
+				want[num] = r
+				mu.Unlock()
+				if err := db.RecordTurns(ctx, []*Turn{{SessionID: "shared", TurnNum: num, Request: r}}); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got, err := db.SessionTurns(ctx, "shared")
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("read back %d of %d turns, %v", len(got), len(want), err)
+	}
+	for _, g := range got {
+		if !bytes.Equal(g.Request, want[g.TurnNum]) {
+			t.Fatalf("turn %d read back differs", g.TurnNum)
 		}
 	}
 }

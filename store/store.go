@@ -35,8 +35,7 @@ type DB struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // guarded by stmtMu: statements prepared once, reused on every connection
 
-	parts partCache  // request parts known to be stored (see request_parts.go)
-	memos splitMemos // sessions' last split requests (see request_resplit.go)
+	parts partCache // request parts known to be stored (see request_parts.go)
 }
 
 // stmt returns the prepared statement for query, preparing it on first use.

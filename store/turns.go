@@ -99,28 +99,20 @@ func (db *DB) RecordTurns(ctx context.Context, turns []*Turn) error {
 		}
 	}
 	added := make(map[[sha256.Size]byte]struct{})
-	memos := make(map[string]*splitMemo) // the sessions' last requests in this batch
 	for _, t := range turns {
-		req, form, memo, err := db.storedRequest(ctx, part, t.SessionID, t.Request, added, memos)
+		req, form, err := db.storedRequest(ctx, part, t.Request, added)
 		if err != nil {
 			return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
 		}
 		if err := insertTurn(ctx, tx, insert, t, req, form); err != nil {
 			return err
 		}
-		if memo != nil {
-			memo.turn = t.ID
-			memos[t.SessionID] = memo
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("record turns: %w", err)
 	}
-	// Only now may later turns refer to these ones (or know their parts).
+	// Only now are these parts known to be stored.
 	db.parts.add(added)
-	for session, m := range memos {
-		db.memos.put(session, m)
-	}
 	return nil
 }
 
@@ -215,7 +207,6 @@ func insertTurn(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, t *Turn, req 
 // EndSession marks a session as ended; ending an ended or unknown session is
 // not an error and changes nothing.
 func (db *DB) EndSession(ctx context.Context, id, reason string, at time.Time) (bool, error) {
-	db.memos.take(id) // its next request, if any, is cut from scratch
 	res, err := db.sql.ExecContext(ctx, `UPDATE sessions SET ended_at = ?, end_reason = ?
 		WHERE id = ? AND ended_at IS NULL`, at.UnixMilli(), reason, id)
 	if err != nil {
