@@ -14,7 +14,14 @@
 // reproduces the regex exactly (including the \s+(?!\S) lookahead that Go's
 // regexp lacks); any other pattern runs on github.com/dlclark/regexp2.
 // WordPiece, Unigram, WordLevel and SentencePiece-style BPE tokenizers are
-// refused with an error. Post-processors are ignored: Encode is Hugging
+// refused with an error.
+//
+// Moonshot's Kimi K2/K2.5/K2.6 ship a tiktoken BPE file (tiktoken.model)
+// instead of a tokenizer.json; LoadTiktokenDir reads it with the repo's
+// tokenizer_config.json and reproduces Kimi's TikTokenTokenizer (its
+// Han-aware split pattern, PatternKimi, on a hand-written scanner, its 256
+// special tokens after the ranks, and the cutting of long texts its
+// encode does), token for token with OpenAI's tiktoken. Post-processors are ignored: Encode is Hugging
 // Face's encode(text, add_special_tokens=False), which is what
 // apply_chat_template(tokenize=True) uses.
 //

@@ -20,6 +20,14 @@ type finder interface {
 	find(s string, dst []span) []span
 }
 
+// scanner is a finder for a pattern whose matches tile every text, which
+// it finds one at a time: match returns the end of the match at i. The
+// tokenizer encodes each piece as the scanner finds it.
+type scanner interface {
+	finder
+	match(s string, i int) int
+}
+
 // splitStep is one pre-tokeniser step: it cuts piece into smaller pieces
 // and appends them to dst.
 type splitStep interface {
@@ -147,6 +155,9 @@ type regexFinder struct {
 func newRegexFinder(pattern string) (finder, error) {
 	if g, ok := gptScanners[pattern]; ok {
 		return g, nil
+	}
+	if pattern == PatternKimi {
+		return kimiScanner{}, nil
 	}
 	re, err := regexp2.Compile(pattern, regexp2.None)
 	if err != nil {

@@ -17,7 +17,8 @@ type Tokenizer struct {
 	added      []bool   // by id: an added token, decoded as its content
 	special    []bool   // by id
 	addedSlice []AddedToken
-	scanner    *gptScanner // set when the whole pre-tokeniser is one scanner split
+	scanner    scanner // set when the whole pre-tokeniser is one scanner split
+	chunked    bool    // Kimi's encode: cut long texts and long runs first (chunks)
 }
 
 func newTokenizer(model *bpe, added []AddedToken, forms []norm.Form, steps []splitStep) *Tokenizer {
@@ -54,7 +55,7 @@ func newTokenizer(model *bpe, added []AddedToken, forms []norm.Form, steps []spl
 	t.rawAdded, t.normAdded = newAddedMatcher(raw), newAddedMatcher(normalized)
 	if len(steps) == 1 {
 		if p, ok := steps[0].(*patternSplit); ok && p.behavior == behaviorIsolated && !p.invert {
-			t.scanner, _ = p.finder.(*gptScanner)
+			t.scanner, _ = p.finder.(scanner)
 		}
 	}
 	return t
@@ -66,6 +67,15 @@ func newTokenizer(model *bpe, added []AddedToken, forms []norm.Form, steps []spl
 // is encoded byte by byte.
 func (t *Tokenizer) Encode(text string) []int {
 	ids := make([]int, 0, len(text)/2+1)
+	if t.chunked {
+		chunks(text, func(c string) { ids = t.encodeAdded(c, ids) })
+		return ids
+	}
+	return t.encodeAdded(text, ids)
+}
+
+// encodeAdded appends the ids of text, recognising added tokens.
+func (t *Tokenizer) encodeAdded(text string, ids []int) []int {
 	for _, seg := range t.rawAdded.split(text, nil) {
 		if seg.id >= 0 {
 			ids = append(ids, seg.id)
@@ -113,7 +123,12 @@ func (t *Tokenizer) encodePlain(text string, ids []int) []int {
 // recognised: "<|im_end|>" in the text is encoded as ordinary characters.
 // Use it for text that must not be able to forge control tokens.
 func (t *Tokenizer) EncodeOrdinary(text string) []int {
-	return t.encodePlain(normalize(t.forms, text), make([]int, 0, len(text)/3+1))
+	ids := make([]int, 0, len(text)/3+1)
+	if t.chunked {
+		chunks(text, func(c string) { ids = t.encodePlain(c, ids) })
+		return ids
+	}
+	return t.encodePlain(normalize(t.forms, text), ids)
 }
 
 // TokenID returns the id of a token: an added token's content (such as
