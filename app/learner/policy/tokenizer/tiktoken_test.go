@@ -103,7 +103,7 @@ func TestKimiLongRuns(t *testing.T) {
 	t.Parallel()
 	tok := loadKimi(t)
 	head := strings.Repeat("ab", kimiMaxRun/2-1) // 24,998 characters
-	text := head + "<|im_end|>"                          // the special token spans the cut
+	text := head + "<|im_end|>"                  // the special token spans the cut
 	want := append(tok.Encode(head+"<|"), tok.Encode("im_end|>")...)
 	if got := tok.Encode(text); !slices.Equal(got, want) {
 		t.Errorf("the run was not cut at %d characters", kimiMaxRun)
