@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/nikolalohinski/gonja/v2/exec"
 )
 
 // Config is what a model's tokenizer_config.json says about rendering
@@ -18,7 +21,14 @@ type Config struct {
 	// SpecialTokens maps bos_token, eos_token, unk_token, pad_token,
 	// sep_token, cls_token and mask_token to their text, when set.
 	SpecialTokens map[string]string
+	// Kimi is set when auto_map names Kimi's tokenizer class
+	// (tokenization_kimi.TikTokenTokenizer), whose apply_chat_template
+	// prepares the tools before the template runs (see KimiToolsTS).
+	Kimi bool
 }
+
+// kimiClass is the auto_map entry of Moonshot's Kimi tokenizer.
+const kimiClass = "tokenization_kimi.TikTokenTokenizer"
 
 // specialTokenKeys are the special tokens transformers passes to every
 // template.
@@ -36,6 +46,7 @@ func ParseConfig(data []byte) (*Config, error) {
 			return nil, err
 		}
 	}
+	c.Kimi = namesKimi(raw["auto_map"])
 	for _, key := range specialTokenKeys {
 		tok, err := tokenText(raw[key])
 		if err != nil {
@@ -46,6 +57,31 @@ func ParseConfig(data []byte) (*Config, error) {
 		}
 	}
 	return c, nil
+}
+
+// namesKimi reports whether auto_map's AutoTokenizer ([slow, fast] or a
+// string) names Kimi's tokenizer class.
+func namesKimi(raw json.RawMessage) bool {
+	var m struct {
+		AutoTokenizer json.RawMessage `json:"AutoTokenizer"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &m) != nil {
+		return false
+	}
+	var names []*string
+	if json.Unmarshal(m.AutoTokenizer, &names) != nil {
+		var one string
+		if json.Unmarshal(m.AutoTokenizer, &one) != nil {
+			return false
+		}
+		names = []*string{&one}
+	}
+	for _, n := range names {
+		if n != nil && (*n == kimiClass || strings.HasSuffix(*n, "--"+kimiClass)) {
+			return true
+		}
+	}
+	return false
 }
 
 // addTemplates reads chat_template: a string, or a list of {name,
@@ -120,6 +156,7 @@ func LoadDir(dir string) (*Config, error) {
 type Renderer struct {
 	templates map[string]*Template
 	specials  map[string]string
+	kimi      bool // prepare tools as Kimi's tokenizer does
 }
 
 // NewRenderer compiles the templates of c.
@@ -127,7 +164,7 @@ func NewRenderer(c *Config) (*Renderer, error) {
 	if len(c.Templates) == 0 {
 		return nil, errors.New("no chat template in the tokenizer config")
 	}
-	r := &Renderer{templates: map[string]*Template{}, specials: c.SpecialTokens}
+	r := &Renderer{templates: map[string]*Template{}, specials: c.SpecialTokens, kimi: c.Kimi}
 	for name, src := range c.Templates {
 		t, err := Compile(src)
 		if err != nil {
@@ -166,5 +203,47 @@ func (r *Renderer) Render(messages, tools json.RawMessage, opts Options) (string
 	if opts.SpecialTokens == nil {
 		opts.SpecialTokens = r.specials
 	}
+	if r.kimi {
+		if tools, opts, err = kimiPrepare(tools, opts); err != nil {
+			return "", err
+		}
+	}
 	return t.Render(messages, tools, opts)
+}
+
+// kimiPrepare does what Kimi's apply_chat_template does before rendering:
+// the tools' keys sorted recursively, and tools_ts_str set to their
+// TypeScript declaration unless the encoder refuses them (the template
+// then prints the JSON). Kimi's switch for reasoning is the thinking
+// argument; EnableThinking sets it when the caller did not.
+func kimiPrepare(tools json.RawMessage, opts Options) (json.RawMessage, Options, error) {
+	kwargs := make(map[string]any, len(opts.Kwargs)+2)
+	for k, v := range opts.Kwargs {
+		kwargs[k] = v
+	}
+	if _, set := kwargs["thinking"]; !set && opts.EnableThinking != nil {
+		kwargs["thinking"] = *opts.EnableThinking
+	}
+	opts.Kwargs = kwargs
+	if isEmptyJSON(tools) {
+		return tools, opts, nil
+	}
+	v, err := FromJSON(tools)
+	if err != nil {
+		return nil, opts, fmt.Errorf("tools: %w", err)
+	}
+	if !truthy(v) {
+		return tools, opts, nil
+	}
+	sorted := SortKeys(v)
+	text, err := pyJSON(exec.AsValue(sorted), jsonOptions{itemSep: ",", keySep: ":"})
+	if err != nil {
+		return nil, opts, fmt.Errorf("tools: %w", err)
+	}
+	if _, set := kwargs["tools_ts_str"]; !set {
+		if ts, err := KimiToolsTS(sorted); err == nil {
+			kwargs["tools_ts_str"] = ts
+		}
+	}
+	return json.RawMessage(text), opts, nil
 }

@@ -23,6 +23,13 @@
 // what it sampled: see package toolparse). Options.ParseArguments
 // switches to vLLM's behaviour of parsing it first.
 //
+// Kimi K2.5: its tokenizer class (tokenization_kimi.TikTokenTokenizer,
+// named in auto_map) prepares the chat in Python before the template runs.
+// A Renderer for such a config does the same (Config.Kimi): the tools'
+// keys are sorted recursively and tools_ts_str is set to Moonshot's
+// TypeScript-style tool declaration (KimiToolsTS); Options.EnableThinking
+// sets Kimi's own switch, the thinking variable.
+//
 // Known differences from Python Jinja2: None prints as "" rather than
 // "None", a missing variable or key counts as none for `is none`, and
 // dict(...) keyword arguments come out in sorted order. Printing
