@@ -55,16 +55,24 @@ type envOpts struct {
 	tokenizerID string
 	// beforeStart runs before the policy starts.
 	beforeStart func(e *env)
+	// kimi serves Kimi K2.5 (testdata/tiny-kimi) instead of Qwen.
+	kimi bool
 }
+
+// kimiModel is the seeds' default rl.model.
+const kimiModel = "moonshotai/Kimi-K2.5"
 
 func newEnv(t *testing.T, o envOpts) *env {
 	t.Helper()
 	e := &env{t: t, dataDir: o.dataDir, hub: o.hub, wire: &wireLog{}}
-	e.fake = faketinker.New(faketinker.Options{StopStringTokens: map[string]int{"<|im_end|>": imEnd(t)},
-		TokenizerID: o.tokenizerID})
+	model, stops := baseModel, map[string]int{"<|im_end|>": imEnd(t)}
+	if o.kimi {
+		model, stops = kimiModel, map[string]int{"<|im_end|>": kimiToken(t, "<|im_end|>")}
+	}
+	e.fake = faketinker.New(faketinker.Options{StopStringTokens: stops, TokenizerID: o.tokenizerID})
 	t.Cleanup(e.fake.Close)
 	if e.hub == nil {
-		e.hub = policy.NewTestHub(t, map[string]string{baseModel: "testdata/tiny-qwen"})
+		e.hub = policy.NewTestHub(t, map[string]string{baseModel: "testdata/tiny-qwen", kimiModel: "testdata/tiny-kimi"})
 	}
 	if e.dataDir == "" {
 		e.dataDir = t.TempDir()
@@ -79,7 +87,7 @@ func newEnv(t *testing.T, o envOpts) *env {
 	t.Cleanup(func() { e.up.Close() })
 	e.cfg = config.Defaults()
 	for k, v := range map[string]string{"mode": "rl", "llm.provider": "custom", "llm.api_base": upURL + "/v1",
-		"llm.api_key": "sk-upstream", "llm.model_id": "fake-model", "rl.model": baseModel,
+		"llm.api_key": "sk-upstream", "llm.model_id": "fake-model", "rl.model": model,
 		"rl.base_url": e.fake.URL(), "rl.hf_endpoint": e.hub.URL(), "rl.max_tokens": "256"} {
 		must(t, e.cfg.Set(k, v))
 	}
@@ -174,6 +182,29 @@ func fixtureTokenizer(t *testing.T) *tokenizer.Tokenizer {
 	tokOnce.Do(func() { tok, tokErr = tokenizer.LoadFile("testdata/tiny-qwen/tokenizer.json") })
 	must(t, tokErr)
 	return tok
+}
+
+var (
+	kimiOnce sync.Once
+	kimiTok  *tokenizer.Tokenizer
+	kimiErr  error
+)
+
+// kimiTokenizer is the tiny Kimi K2.5-style tokenizer the fake hub serves.
+func kimiTokenizer(t *testing.T) *tokenizer.Tokenizer {
+	t.Helper()
+	kimiOnce.Do(func() { kimiTok, kimiErr = tokenizer.LoadTiktokenDir("testdata/tiny-kimi") })
+	must(t, kimiErr)
+	return kimiTok
+}
+
+func kimiToken(t *testing.T, text string) int {
+	t.Helper()
+	id, ok := kimiTokenizer(t).TokenID(text)
+	if !ok {
+		t.Fatalf("no %s in tiny-kimi", text)
+	}
+	return id
 }
 
 func imEnd(t *testing.T) int {

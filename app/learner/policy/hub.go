@@ -11,23 +11,32 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/metaclaw/metaclaw/app/learner/policy/tokenizer"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 )
 
 // hubFiles are fetched in this order and written to the cache in the same
-// order, tokenizer.json last: the cache of a repo is complete when its
-// tokenizer.json exists. Newer repos keep the chat template in
+// order, the tokenizer last: the cache of a repo is complete when its
+// tokenizer file exists. Newer repos keep the chat template in
 // chat_template.jinja, which then takes precedence; older ones have none.
+// The tokenizer is tokenizer.json or, for Moonshot's Kimi models, which
+// ship none, tiktoken.model (their tokenization_kimi.py reads it with
+// tokenizer_config.json).
 var hubFiles = []struct {
-	name     string
+	names    []string // the first of these the repo has
 	optional bool
 }{
-	{"chat_template.jinja", true},
-	{"tokenizer_config.json", false},
-	{"tokenizer.json", false},
+	{[]string{"chat_template.jinja"}, true},
+	{[]string{"tokenizer_config.json"}, false},
+	{tokenizerFiles, false},
 }
 
-// maxHubFile bounds one downloaded file (Qwen3's tokenizer.json is 11 MB).
+// tokenizerFiles are the tokenizer files a repo may have, in order of
+// preference.
+var tokenizerFiles = []string{"tokenizer.json", tokenizer.TiktokenFile}
+
+// maxHubFile bounds one downloaded file (Qwen3's tokenizer.json is 11 MB,
+// Kimi's tiktoken.model 2.8 MB).
 const maxHubFile = 128 << 20
 
 // llama3Tokenizer is the repo Tinker uses for every Llama 3 model, whose
@@ -104,31 +113,62 @@ func (h hub) ensure(ctx context.Context, repo string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, err := os.Stat(filepath.Join(dir, "tokenizer.json")); err == nil {
+	if cached(dir) {
 		return dir, nil
 	}
-	files := map[string][]byte{}
+	type file struct {
+		name string
+		data []byte
+	}
+	var files []file
 	for _, f := range hubFiles {
-		data, err := h.get(ctx, repo, f.name)
+		name, data, err := h.getFirst(ctx, repo, f.names)
 		if errors.Is(err, errNotOnHub) && f.optional {
 			continue
 		}
 		if err != nil {
 			return "", err
 		}
-		files[f.name] = data
+		files = append(files, file{name, data})
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("cache tokenizer: %w", err)
 	}
-	for _, f := range hubFiles {
-		if data, ok := files[f.name]; ok {
-			if err := writeAtomic(filepath.Join(dir, f.name), data); err != nil {
-				return "", fmt.Errorf("cache tokenizer: %w", err)
-			}
+	for _, f := range files {
+		if err := writeAtomic(filepath.Join(dir, f.name), f.data); err != nil {
+			return "", fmt.Errorf("cache tokenizer: %w", err)
 		}
 	}
 	return dir, nil
+}
+
+// cached reports whether dir holds a complete cache: a tokenizer file,
+// which is written last.
+func cached(dir string) bool {
+	for _, name := range tokenizerFiles {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// getFirst downloads the first of names that the repo has.
+func (h hub) getFirst(ctx context.Context, repo string, names []string) (string, []byte, error) {
+	var err error
+	for _, name := range names {
+		var data []byte
+		if data, err = h.get(ctx, repo, name); err == nil {
+			return name, data, nil
+		}
+		if !errors.Is(err, errNotOnHub) {
+			return "", nil, err
+		}
+	}
+	if len(names) > 1 {
+		err = fmt.Errorf("%s has none of %s: %w", repo, strings.Join(names, ", "), errNotOnHub)
+	}
+	return "", nil, err
 }
 
 // errNotOnHub marks a file the repo does not have (404).

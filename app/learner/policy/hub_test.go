@@ -110,3 +110,48 @@ func TestHubFailureLeavesNoPartialCache(t *testing.T) {
 		t.Errorf("unknown repo: %v", err)
 	}
 }
+
+// TestHubFetchesKimiTiktoken fetches a repo without tokenizer.json, as
+// moonshotai/Kimi-K2.5 is: its tiktoken.model is cached instead, and
+// later loads need no network.
+func TestHubFetchesKimiTiktoken(t *testing.T) {
+	t.Parallel()
+	const repo = "moonshotai/Kimi-K2.5"
+	th := NewTestHub(t, map[string]string{repo: "testdata/tiny-kimi"})
+	cache := t.TempDir()
+	h := hub{endpoint: th.URL(), dir: cache, http: http.DefaultClient}
+	for range 2 {
+		rt, err := h.load(context.Background(), repo, repo)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rt.format != "kimi_k2" || len(rt.stopIDs) != 2 || rt.stopTexts[0] != "[EOS]" || rt.stopTexts[1] != "<|im_end|>" {
+			t.Fatalf("runtime format %q stops %v %q", rt.format, rt.stopIDs, rt.stopTexts)
+		}
+	}
+	for file, want := range map[string]int{"tokenizer.json": 1, "tiktoken.model": 1, "tokenizer_config.json": 1, "chat_template.jinja": 1} {
+		if n := th.Hits("/" + repo + "/resolve/main/" + file); n != want {
+			t.Errorf("%s asked %d times, want %d", file, n, want)
+		}
+	}
+	for _, f := range []string{"tiktoken.model", "tokenizer_config.json", "chat_template.jinja"} {
+		want, _ := os.ReadFile(filepath.Join("testdata/tiny-kimi", f))
+		got, err := os.ReadFile(filepath.Join(cache, "moonshotai", "Kimi-K2.5", f))
+		if err != nil || string(got) != string(want) {
+			t.Errorf("cached %s differs from the hub's (err %v)", f, err)
+		}
+	}
+	th.SetDown(true)
+	if _, err := h.load(context.Background(), repo, repo); err != nil {
+		t.Fatalf("cached Kimi tokenizer with the hub down: %v", err)
+	}
+	noTok := t.TempDir()
+	if err := os.WriteFile(filepath.Join(noTok, "tokenizer_config.json"), []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := NewTestHub(t, map[string]string{"x/none": noTok})
+	_, err := hub{endpoint: empty.URL(), dir: t.TempDir(), http: http.DefaultClient}.load(context.Background(), "x/none", "x/none")
+	if err == nil || !strings.Contains(err.Error(), "none of tokenizer.json, tiktoken.model") {
+		t.Errorf("repo without a tokenizer: %v", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -31,10 +32,11 @@ type runtime struct {
 // special tokens (besides the config's eos_token).
 var endOfTurn = []string{"<|im_end|>", "<|eot_id|>", "<|eom_id|>", "<|endoftext|>", "<｜end▁of▁sentence｜>"}
 
-// loadRuntime loads a model directory's tokenizer.json and chat template
-// (tokenizer_config.json, chat_template.jinja).
+// loadRuntime loads a model directory's tokenizer (tokenizer.json, or
+// tiktoken.model for Kimi) and chat template (tokenizer_config.json,
+// chat_template.jinja).
 func loadRuntime(dir, model string) (*runtime, error) {
-	tok, err := tokenizer.LoadFile(filepath.Join(dir, "tokenizer.json"))
+	tok, err := loadTokenizer(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +60,18 @@ func loadRuntime(dir, model string) (*runtime, error) {
 		return nil, fmt.Errorf("tokenizer of %s has no end-of-turn token (eos_token)", dir)
 	}
 	return rt, nil
+}
+
+// loadTokenizer reads dir's tokenizer.json or, when there is none, a
+// tiktoken.model (Kimi's).
+func loadTokenizer(dir string) (*tokenizer.Tokenizer, error) {
+	path := filepath.Join(dir, "tokenizer.json")
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if _, err := os.Stat(filepath.Join(dir, tokenizer.TiktokenFile)); err == nil {
+			return tokenizer.LoadTiktokenDir(dir)
+		}
+	}
+	return tokenizer.LoadFile(path)
 }
 
 // job is a rendered request, ready to sample.

@@ -33,7 +33,7 @@ func TestGoldensRegenerate(t *testing.T) {
 	if msg, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("regen.sh: %v\n%s", err, msg)
 	}
-	for _, file := range []string{"encode.json", "render.json"} {
+	for _, file := range []string{"encode.json", "render.json", "kimi.json"} {
 		want, got := goldenBody(t, filepath.Join(testdata, "golden", file)), goldenBody(t, filepath.Join(out, file))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%s regenerated differs from the committed one (-committed +new):\n%s", file, diff)

@@ -8,15 +8,24 @@ import (
 // tokens: begin, then calls each between callBegin and callEnd, then end.
 type section struct {
 	begins             []string // any of these opens the section
-	end                string
+	ends               []string // any of these closes it
 	callBegin, callEnd string
 	call               func(inner string) (ToolCall, bool)
 }
 
+// kimiSection is Kimi K2's and K2.5's markup, as MoonshotAI/Kimi-K2
+// docs/tool_call_guidance.md describes it: the calls sit between
+// <|tool_calls_section_begin|> and <|tool_calls_section_end|>, each
+// between <|tool_call_begin|> and <|tool_call_end|>, its id and JSON
+// arguments separated by <|tool_call_argument_begin|>; the id is
+// functions.{name}:{idx}. K2.5's chat template renders an assistant's
+// calls back the same way from each call's id and arguments (the
+// render_toolcalls macro of its chat_template.jinja). Some checkpoints
+// write the section names in the singular, which Thinking Machines'
+// tinker-cookbook (tinker_cookbook/renderers/kimi_k2.py) also accepts.
 var kimiSection = section{
-	// K2 writes "calls"; some checkpoints write "call".
 	begins:    []string{"<|tool_calls_section_begin|>", "<|tool_call_section_begin|>"},
-	end:       "<|tool_calls_section_end|>",
+	ends:      []string{"<|tool_calls_section_end|>", "<|tool_call_section_end|>"},
 	callBegin: "<|tool_call_begin|>",
 	callEnd:   "<|tool_call_end|>",
 	call:      kimiCall,
@@ -24,7 +33,7 @@ var kimiSection = section{
 
 var deepseekSection = section{
 	begins:    []string{"<｜tool▁calls▁begin｜>"},
-	end:       "<｜tool▁calls▁end｜>",
+	ends:      []string{"<｜tool▁calls▁end｜>"},
 	callBegin: "<｜tool▁call▁begin｜>",
 	callEnd:   "<｜tool▁call▁end｜>",
 	call:      deepseekCall,
@@ -43,7 +52,8 @@ func (p *parser) sections(text string, sec section) ([]ToolCall, []string) {
 			break
 		}
 		body := text[open+len(begin):]
-		end, endLen := strings.Index(body, sec.end), len(sec.end)
+		end, endMark := indexAny(body, sec.ends)
+		endLen := len(endMark)
 		if end < 0 {
 			end, endLen = len(body), 0
 		}

@@ -66,6 +66,7 @@ func TestStream(t *testing.T) {
 		{"llama json call held", FormatLlama3, false, "{\"name\": \"f\", \"parameters\": {}}", "", "", 1},
 		{"llama text", FormatLlama3, false, "Paris is the capital.", "Paris is the capital.", "", 0},
 		{"kimi call", FormatKimiK2, false, "Sure.<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>", "Sure.", "", 1},
+		{"kimi k2.5 thinking, content, call", FormatKimiK2, true, "look it up</think>Checking.<|tool_calls_section_begin|><|tool_call_begin|>functions.w:0<|tool_call_argument_begin|>{\"city\": \"北京\"}<|tool_call_end|><|tool_calls_section_end|>", "Checking.", "look it up", 1},
 		{"deepseek call", FormatDeepSeekV3, false, "On it.\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>f<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>", "On it.", "", 1},
 		{"angle brackets in text", FormatHermes, false, "if a < b and b > c then <b>bold</b>", "if a < b and b > c then <b>bold</b>", "", 0},
 	}
