@@ -23,6 +23,17 @@ type APIError struct {
 	Endpoint string // e.g. "create_session"
 	Status   int
 	Message  string
+	// Service names a service other than Tinker that answered (a Weaver
+	// client fills it in; "" means tinker).
+	Service string
+}
+
+// serviceName is the prefix of an error message.
+func serviceName(s string) string {
+	if s == "" {
+		return "tinker"
+	}
+	return s
 }
 
 // Error names the endpoint and the status, never the key.
@@ -36,11 +47,14 @@ func (e *APIError) Error() string {
 	case http.StatusUnauthorized:
 		hint = " (check rl.api_key)"
 	case http.StatusNotFound:
-		if e.Endpoint == "create_session" || e.Endpoint == "client/config" {
+		switch {
+		case e.Service != "" && e.Endpoint == "create_session":
+			hint = " (check rl.base_url: is this a " + e.Service + " service?)"
+		case e.Endpoint == "create_session" || e.Endpoint == "client/config":
 			hint = " (check rl.base_url: is this a Tinker-compatible service?)"
 		}
 	}
-	return fmt.Sprintf("tinker: %s: http %d: %s%s", e.Endpoint, e.Status, msg, hint)
+	return fmt.Sprintf("%s: %s: http %d: %s%s", serviceName(e.Service), e.Endpoint, e.Status, msg, hint)
 }
 
 // Fatal reports whether the error cannot be cured by retrying: 401, 403,
@@ -55,11 +69,12 @@ func (e *APIError) Fatal() bool {
 type ConnError struct {
 	Endpoint string
 	Err      error
+	Service  string // as in APIError
 }
 
 // Error names the endpoint and the cause.
 func (e *ConnError) Error() string {
-	return fmt.Sprintf("tinker: %s: service unreachable: %v", e.Endpoint, e.Err)
+	return fmt.Sprintf("%s: %s: service unreachable: %v", serviceName(e.Service), e.Endpoint, e.Err)
 }
 
 // Unwrap returns the cause.
