@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner"
+	"github.com/metaclaw/metaclaw/app/learner/backend"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 )
@@ -18,7 +19,7 @@ func (a *App) startTrainer(ctx context.Context) {
 	}
 	cfg := a.Config()
 	log := a.log.With("part", "trainer")
-	tc, err := tinker.New(tinker.Options{Backend: cfg.RL.Backend, BaseURL: cfg.RL.BaseURL, APIKey: cfg.RL.APIKey,
+	tc, err := backend.New(tinker.Options{Backend: cfg.RL.Backend, BaseURL: cfg.RL.BaseURL, APIKey: cfg.RL.APIKey,
 		Tags: []string{"metaclaw", "trainer"}, Logger: log})
 	if err != nil {
 		log.Error("trainer off", "err", err)
@@ -45,7 +46,7 @@ func (a *App) startTrainer(ctx context.Context) {
 
 // startTinker creates the training session, retrying with backoff until
 // the service answers or ctx ends (reported false).
-func startTinker(ctx context.Context, tc *tinker.Client, warn func(string, ...any)) bool {
+func startTinker(ctx context.Context, tc backend.Client, warn func(string, ...any)) bool {
 	return tc.StartRetrying(ctx, func(err error, next time.Duration) {
 		warn("training service not reachable; retrying", "err", err, "in", next)
 	})

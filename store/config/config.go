@@ -104,7 +104,7 @@ type Memory struct {
 // RL configures the training backend, the judge and the evolver.
 type RL struct {
 	Enabled         bool    `key:"enabled" default:"false" doc:"enable RL training (implied by mode rl and madmax)"`
-	Backend         string  `key:"backend" default:"auto" enum:"auto|tinker|mint|weaver" doc:"Tinker-compatible training service"`
+	Backend         string  `key:"backend" default:"auto" enum:"auto|tinker|mint|weaver" doc:"training service: tinker or mint (Tinker protocol), weaver (Weaver REST API); auto picks weaver for a weaver base URL, mint for an sk-mint- key or mint URL, else tinker"`
 	Model           string  `key:"model" default:"Qwen/Qwen3-8B" doc:"base model trained with LoRA"`
 	APIKey          string  `key:"api_key" secret:"true" alias:"tinker_api_key" doc:"training service API key"`
 	BaseURL         string  `key:"base_url" check:"url" alias:"tinker_base_url" doc:"training service base URL; empty = the backend's default"`

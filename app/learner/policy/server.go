@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/backend"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -106,7 +107,7 @@ func cmpOr[T comparable](v, def T) T {
 type Server struct {
 	opts   Options
 	log    *slog.Logger
-	client *tinker.Client // nil when rl.api_key is not set
+	client backend.Client // nil when rl.api_key is not set
 	hub    hub
 
 	rt      atomic.Pointer[runtime] // tokenizer and template, once loaded
@@ -162,7 +163,7 @@ func New(opts Options) (*Server, error) {
 	if strings.TrimSpace(o.RL.APIKey) == "" {
 		s.h.noKey = true
 	} else {
-		c, err := tinker.New(tinker.Options{Backend: o.RL.Backend, BaseURL: o.RL.BaseURL, APIKey: o.RL.APIKey,
+		c, err := backend.New(tinker.Options{Backend: o.RL.Backend, BaseURL: o.RL.BaseURL, APIKey: o.RL.APIKey,
 			HTTPClient: o.TinkerHTTPClient, Logger: o.Logger, HeartbeatInterval: o.HeartbeatInterval, Now: o.Now,
 			Tags: []string{"metaclaw", "policy"}})
 		if err != nil {

@@ -27,10 +27,9 @@ const (
 	MinTBaseURL = "https://mint.macaron.im/train"
 	// MinTChinaBaseURL is MinT's mainland-China endpoint.
 	MinTChinaBaseURL = "https://mintcn.macaron.xin/train"
-	// WeaverBaseURL is Nex-AGI Weaver's console. Weaver's own SDK speaks a
-	// different, resource-style protocol (/api/v1/sessions/{id}/models,
-	// X-WEAVER-API-KEY); this client only works with it if the service also
-	// answers the Tinker endpoints. Start fails with a clear error if not.
+	// WeaverBaseURL is Nex-AGI Weaver's console. Weaver speaks its own
+	// REST protocol, which package weaver implements; package backend
+	// picks that client for rl.backend weaver, not this one.
 	WeaverBaseURL = "https://weaver-console.nex-agi.cn"
 )
 

@@ -3,7 +3,6 @@ package tinker
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 	"sync"
@@ -74,9 +73,6 @@ func (c *Client) Start(ctx context.Context) error {
 		}
 	}
 	id, err := c.createSession(ctx)
-	if statusOf(err) == http.StatusNotFound && ResolveBackend(c.opts.Backend, c.opts.APIKey, c.opts.BaseURL) == BackendWeaver {
-		return fmt.Errorf("%w; Weaver's own protocol is not supported, only Tinker-compatible endpoints", err)
-	}
 	if err != nil {
 		return err
 	}

@@ -195,19 +195,6 @@ func TestJWTExchange(t *testing.T) {
 	}
 }
 
-func TestWeaverSaysWhy(t *testing.T) {
-	t.Parallel()
-	srv := faketinker.New(faketinker.Options{})
-	t.Cleanup(srv.Close)
-	c, err := tinker.New(tinker.Options{Backend: "weaver", BaseURL: srv.URL() + "/weaver", APIKey: srv.APIKey()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(ctxT(t)); err == nil || !strings.Contains(err.Error(), "Weaver's own protocol") {
-		t.Errorf("start against a non-Tinker weaver url: %v", err)
-	}
-}
-
 func TestRetryAfterAndShouldRetry(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -34,6 +34,19 @@ type Codec interface {
 	TokenText(id int) string
 }
 
+// Service is what the trainer needs of the training service:
+// *tinker.Client and *weaver.Client have it.
+type Service interface {
+	CreateModel(ctx context.Context, baseModel string, lora tinker.LoRAConfig) (tinker.Model, error)
+	ForwardBackward(ctx context.Context, m tinker.Model, data []tinker.Datum, lossFn string, lossCfg map[string]float64) (tinker.FwdBwdResult, error)
+	OptimStep(ctx context.Context, m tinker.Model, p tinker.AdamParams) (tinker.OptimResult, error)
+	SaveWeights(ctx context.Context, m tinker.Model, name string) (string, error)
+	SaveWeightsForSampler(ctx context.Context, m tinker.Model, name string) (string, error)
+	LoadWeights(ctx context.Context, m tinker.Model, path string, withOptimizer bool) error
+	CreateSamplingSession(ctx context.Context, baseModel, modelPath string) (tinker.SamplingSession, error)
+	Sample(ctx context.Context, ss tinker.SamplingSession, prompt []int, p tinker.SamplingParams, numSamples int) (tinker.SampleResult, error)
+}
+
 // Windows tells when training windows are open (*idle.Scheduler).
 type Windows interface {
 	Subscribe() (<-chan idle.Transition, func())
@@ -49,6 +62,7 @@ type Teacher interface {
 var (
 	_ Windows = (*idle.Scheduler)(nil)
 	_ Teacher = (*opd.Teacher)(nil)
+	_ Service = (*tinker.Client)(nil)
 )
 
 // Defaults of Options.
@@ -62,8 +76,9 @@ const (
 // Options configure a Trainer.
 type Options struct {
 	DB *store.DB
-	// Client is a started Tinker client; the caller runs its heartbeat.
-	Client *tinker.Client
+	// Client is a started training-service client (Tinker or Weaver,
+	// see package backend); the caller runs its heartbeat.
+	Client Service
 	Config config.Config
 	// Judge scores the responses of a group; nil: group size 1.
 	Judge Judge
@@ -95,7 +110,7 @@ type Options struct {
 // Trainer trains the policy's adapter. Make it with New, run Serve.
 type Trainer struct {
 	db      *store.DB
-	client  *tinker.Client
+	client  Service
 	log     *slog.Logger
 	now     func() time.Time
 	opts    Options
