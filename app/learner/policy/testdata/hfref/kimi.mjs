@@ -96,7 +96,12 @@ function train(text, extra) {
   return ranks;
 }
 
-// Kimi K2.5's special tokens and their offsets from the end of the ranks.
+// Kimi K2.5's special tokens and their offsets from the end of the ranks
+// (163584 + offset in the real repo). The same ids are listed alike by
+// several public Kimi integrations read for this (lightseekorg/smg's
+// tokenizer tests for [BOS]..<|im_assistant|>, its K3 registry for the
+// media tokens, and tokenizer tables of other projects for the rest); the
+// real tokenizer_config.json is what MetaClaw reads at run time.
 const SPECIALS = [
   ["[BOS]", 0], ["[EOS]", 1], ["<|im_end|>", 2], ["<|im_user|>", 3], ["<|im_assistant|>", 4],
   ["<|start_header_id|>", 6], ["<|end_header_id|>", 7], ["[EOT]", 9], ["<|im_system|>", 10],
