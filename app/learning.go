@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -62,4 +63,14 @@ func (a *App) startLearner(ctx context.Context) {
 			TurnType: ev.TurnType, Reason: ev.Reason, At: ev.At})
 	})
 	a.goService(ctx, "learner", a.learner.Serve)
+}
+
+// SettleSession waits until the learner has handled the end of session and
+// all the judging and skill evolution it caused (learner.Settle). The app
+// must be started.
+func (a *App) SettleSession(ctx context.Context, session string) error {
+	if a.learner == nil {
+		return errors.New("settle session: the app is not started")
+	}
+	return a.learner.Settle(ctx, session)
 }

@@ -41,6 +41,7 @@ func (l *Learner) dispatch(ctx context.Context) {
 			default:
 				l.log.Debug("learner: unknown event", "kind", ev.Kind)
 			}
+			l.work.end("") // after the jobs it queued began
 		}
 	}
 }
@@ -81,6 +82,7 @@ func (l *Learner) onTurn(ctx context.Context, ev Event) {
 func (l *Learner) onSessionEnd(ctx context.Context, ev Event) {
 	st, err := l.session(ctx, ev.SessionID, math.MaxInt64)
 	delete(l.sessions, ev.SessionID)
+	defer l.markEnded(ev.SessionID)
 	if err != nil {
 		l.log.Error("learner: read session", "session", ev.SessionID, "error", err)
 		return
@@ -122,10 +124,12 @@ func (l *Learner) enqueueJudge(job judgeJob) {
 		return
 	}
 	l.pending.begin(job.session)
+	l.work.begin("")
 	select {
 	case l.judgeJobs <- job:
 	default:
 		l.pending.end(job.session)
+		l.work.end("")
 		l.drop("judge queue full", "session", job.session, "turn", job.turn)
 	}
 }
@@ -144,9 +148,11 @@ func (l *Learner) enqueueEvolve(session, why string) {
 	if already {
 		return // the evolution waiting will see this session's latest turns
 	}
+	l.work.begin("")
 	select {
 	case l.evolveJobs <- evolveJob{session: session, why: why}:
 	default:
+		l.work.end("")
 		l.unqueue(session)
 		l.drop("evolution queue full", "session", session)
 	}

@@ -92,6 +92,7 @@ type Learner struct {
 	judgeJobs  chan judgeJob
 	evolveJobs chan evolveJob
 	pending    inflight // judge jobs per session, so that evolution waits for them
+	work       inflight // under key "": events and jobs queued or running, for Settle
 	serving    atomic.Bool
 
 	// sessions is owned by the dispatch goroutine.
@@ -102,6 +103,7 @@ type Learner struct {
 	judge   *judge.Judge    // nil when the judge is off
 	evolver *evolve.Evolver // nil when the evolver has no endpoint
 	queued  map[string]bool // sessions with an evolution waiting
+	ended   map[string]bool // sessions whose end the dispatcher handled, until Settle reads them
 	skipLog time.Time       // last "paused" log line
 	dropLog time.Time       // last "dropped" log line
 
@@ -131,6 +133,7 @@ func New(opts Options) *Learner {
 		evolveJobs: make(chan evolveJob, 64),
 		sessions:   map[string]*sessionState{},
 		queued:     map[string]bool{},
+		ended:      map[string]bool{},
 	}
 	l.SetConfig(opts.Config)
 	return l
@@ -189,9 +192,11 @@ func (l *Learner) current() (config.Config, *judge.Judge, *evolve.Evolver) {
 // Notify hands an event to the learner without blocking; when the queue is
 // full the event is dropped and counted.
 func (l *Learner) Notify(ev Event) {
+	l.work.begin("")
 	select {
 	case l.events <- ev:
 	default:
+		l.work.end("")
 		l.drop("event queue full", "kind", ev.Kind, "session", ev.SessionID)
 	}
 }

@@ -21,9 +21,11 @@ func (l *Learner) judgeWorker(ctx, work context.Context) {
 		case job := <-l.judgeJobs:
 			if ctx.Err() != nil {
 				l.pending.end(job.session)
+				l.work.end("")
 				return
 			}
 			l.runJudge(work, job)
+			l.work.end("")
 		}
 	}
 }
@@ -81,6 +83,7 @@ func (l *Learner) evolveWorker(ctx, work context.Context) {
 		case job := <-l.evolveJobs:
 			l.unqueue(job.session)
 			l.runEvolve(ctx, work, job)
+			l.work.end("")
 		}
 	}
 }
@@ -123,8 +126,10 @@ func (l *Learner) discardJobs() {
 		select {
 		case job := <-l.judgeJobs:
 			l.pending.end(job.session)
+			l.work.end("")
 		case job := <-l.evolveJobs:
 			l.unqueue(job.session)
+			l.work.end("")
 		default:
 			return
 		}
