@@ -26,6 +26,11 @@
 // can also delay, hang, fail with an error status, break the stream midway,
 // or hold the stream after its first event until a test releases it.
 //
+// A [Model] scripts the fake as a model instead of a queue: rules on the
+// conversation (system prompt, last user message, how many tool rounds
+// followed it) choose the reply, so a whole agent run and the learning
+// calls between its turns can be played in any order.
+//
 // Every request is recorded (method, path, headers, body) and can be
 // inspected with [Server.Requests].
 //
