@@ -49,7 +49,9 @@ func NewOpenClaw(bin string, spec DaySpec) (Agent, error) {
 	return a, nil
 }
 
-func (a *openclawAgent) sendsPath() string { return filepath.Join(a.spec.StateDir, "openclaw-sends.json") }
+func (a *openclawAgent) sendsPath() string {
+	return filepath.Join(a.spec.StateDir, "openclaw-sends.json")
+}
 
 // restore prepares the state folder on a fresh day, or cuts the
 // transcript back to spec.Done messages on a resumed one.

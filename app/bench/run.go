@@ -32,7 +32,7 @@ type Options struct {
 	ExecTimeout  time.Duration // per exec command (built-in agent)
 	AllowNetwork bool          // let exec commands reach the network where they cannot be denied it
 	Version      string
-	Progress     io.Writer                       // one line per round; nil: none
+	Progress     io.Writer                      // one line per round; nil: none
 	Save         func(*store.BenchReport) error // called with the report after every day and at the end
 	Now          func() time.Time
 }

@@ -14,10 +14,10 @@ const FeedbackMarker = "[Previous Feedback]"
 // prompts.py: a reminder closes every error, a missing box gets a format
 // note, and each wrong option gets its explanation.
 const (
-	reminder    = "Keep this in mind for the tasks that follow."
-	formatNote  = `Note: your previous answer had no \bbox{X} with your choice (\bbox{A} for one option, \bbox{A,B} for several). ` + reminder
-	missedLine  = "You missed option %s: %s"
-	wrongLine   = "You wrongly selected option %s: %s"
+	reminder   = "Keep this in mind for the tasks that follow."
+	formatNote = `Note: your previous answer had no \bbox{X} with your choice (\bbox{A} for one option, \bbox{A,B} for several). ` + reminder
+	missedLine = "You missed option %s: %s"
+	wrongLine  = "You wrongly selected option %s: %s"
 )
 
 // boxRE finds a \bbox{…} or \boxed{…}; the reference reads the first one
