@@ -26,8 +26,10 @@ func CheckFile(ctx context.Context, sh Shell, ev *Eval, workspace string) Result
 	passed := !r.TimedOut && r.ExitCode == want
 	if passed && ev.ExpectStdout != nil {
 		if ev.ExpectStdoutRegex {
+			// Python's $ (the reference's re.search) also matches before a
+			// final newline; Go's does not, so the output loses it.
 			re, err := regexp.Compile(*ev.ExpectStdout)
-			passed = err == nil && re.MatchString(r.Output)
+			passed = err == nil && re.MatchString(strings.TrimSuffix(r.Output, "\n"))
 		} else {
 			passed = strings.Contains(r.Output, *ev.ExpectStdout)
 		}
