@@ -65,6 +65,7 @@ func commands() []command {
 		{"calendar", "connect|disconnect|status", "connect Google Calendar so meetings open training windows", runCalendar},
 		{"open", "[--print]", "open the web page logged in (--print: print the one-time login URL)", runOpen},
 		{"connect", "AGENT [--dry-run] [--undo] | print", "point an agent at the proxy (" + connectNames() + "), or print how to", runConnect},
+		{"bench", "run DIR [--arms A,B] [--days N] [--out FILE] | show", "measure on a benchmark whether learning helps your model", runBench},
 		{"version", "", "print the version", runVersion},
 	}
 }
