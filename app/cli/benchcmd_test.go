@@ -224,9 +224,9 @@ func checkMessages(t *testing.T, reqs []fakeupstream.Recorded) {
 	const remind = "\nKeep this in mind for the tasks that follow."
 	want := map[string]bool{
 		"[Previous Feedback] You missed option C: C is right: ISO dates." + remind + "\n\n[d1r2] Write today's status report for day01 into the day01/ folder as JSON.": false,
-		"[Previous Feedback] Status report files are named YYYYMMDD_status_report.json and name their owner." + remind + "\n\n[d1r3]":                                    false,
-		"[Previous Feedback] Note: your previous answer had no \\bbox{X} with your choice":                                                                                  false,
-		"[Previous Feedback] You missed option D: D is right.\nYou wrongly selected option C: C has no date prefix." + remind:                                               false,
+		"[Previous Feedback] Status report files are named YYYYMMDD_status_report.json and name their owner." + remind + "\n\n[d1r3]":                                   false,
+		"[Previous Feedback] Note: your previous answer had no \\bbox{X} with your choice":                                                                              false,
+		"[Previous Feedback] You missed option D: D is right.\nYou wrongly selected option C: C has no date prefix." + remind:                                           false,
 		"[Previous Feedback] Correct!\n\n[d3r2]": false,
 	}
 	seeded := false
