@@ -99,6 +99,7 @@ func (s *Server) routes() {
 	a.Post("/memory/:id/:action", s.memoryAction)
 	a.Get("/scores", s.scores)
 	a.Get("/training", s.trainingView)
+	a.Get("/bench", s.bench)
 	a.Post("/training/serve", s.trainingServe)
 	a.Get("/settings", s.settings)
 	a.Post("/settings", s.settingsSave)
