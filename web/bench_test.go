@@ -16,7 +16,9 @@ import (
 // benchFixture is a bench report of two days, two arcs and three arms,
 // skills+memory not yet through day 2.
 func benchFixture(id string, at time.Time) store.BenchReport {
-	day := func(d string, acc float64, n int) store.BenchScore { return store.BenchScore{Key: d, Rounds: n, Accuracy: acc} }
+	day := func(d string, acc float64, n int) store.BenchScore {
+		return store.BenchScore{Key: d, Rounds: n, Accuracy: acc}
+	}
 	return store.BenchReport{ID: id, Benchmark: "mini-bench", Dir: "/bench/mini", Agent: "builtin", Model: "kimi-k2.5",
 		Status: store.BenchRunning, StartedAt: at, UpdatedAt: at,
 		Days: []store.BenchDay{{ID: "day01", Arc: "A", Rounds: 3}, {ID: "day02", Arc: "B", Rounds: 2}},
