@@ -68,6 +68,9 @@ func TestImportRule(t *testing.T) {
 			if !contains(allowed[layer], layerOf(d)) {
 				t.Errorf("%s (%s) depends on %s (%s)", pkg, layer, d, layerOf(d))
 			}
+			if d == module+"/app/bench" && !benchMayImport(pkg) {
+				t.Errorf("%s imports app/bench: only app/cli and app/cmd may (it drives whole app instances)", pkg)
+			}
 			if layer != "app" && layer != "cmd" && (d == module+"/app" || strings.HasPrefix(d, module+"/app/tray") || strings.HasPrefix(d, module+"/app/cli")) {
 				t.Errorf("%s imports %s: nothing below app may", pkg, d)
 			}
@@ -88,6 +91,14 @@ func TestLayerOf(t *testing.T) {
 			t.Errorf("layerOf(%s) = %s, want %s", pkg, got, want)
 		}
 	}
+}
+
+// benchMayImport reports whether pkg may depend on app/bench, which sits
+// beside app/cli above app: the CLI, the main, and the bench's own test
+// support.
+func benchMayImport(pkg string) bool {
+	rel := strings.TrimPrefix(pkg, module+"/")
+	return rel == "app/cli" || strings.HasPrefix(rel, "app/cmd/") || strings.HasPrefix(rel, "app/bench")
 }
 
 func contains(xs []string, x string) bool {
