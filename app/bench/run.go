@@ -59,6 +59,7 @@ func Run(ctx context.Context, opts Options) (*store.BenchReport, error) {
 			}
 		}
 	}
+	r.stopArms()
 	rep, err := r.finish(store.BenchDone)
 	if err != nil {
 		return nil, err
@@ -186,17 +187,30 @@ func (r *runner) openWork() error {
 }
 
 func (r *runner) close() {
-	for _, run := range r.runs {
-		if err := run.stop(); err != nil && r.log != nil {
-			r.log.Warn("stop arm", "arm", run.spec.Name, "err", err)
-		}
-	}
+	r.stopArms()
 	if r.relay != nil {
 		r.relay.Close()
 	}
 	if r.logf != nil {
 		r.logf.Close()
 	}
+}
+
+// stopArms stops the arms' MetaClaw instances, which lets the learning
+// still in flight (the last day's judging) finish, and then adds the calls
+// the relay counted meanwhile.
+func (r *runner) stopArms() {
+	for name, run := range r.runs {
+		if err := run.stop(); err != nil && r.log != nil {
+			r.log.Warn("stop arm", "arm", name, "err", err)
+		}
+		delete(r.runs, name)
+		if r.relay != nil {
+			_, learning := r.relay.Take(name)
+			addUsage(&r.st.Arms[name].Learning, learning)
+		}
+	}
+	_ = r.st.save(r.opts.Work)
 }
 
 // slug names an arm in paths and session ids.
@@ -222,6 +236,7 @@ func (r *runner) arm(ctx context.Context, spec ArmSpec) (*armRun, error) {
 // stop saves a stopped run's report and returns the error that stopped
 // it.
 func (r *runner) stop(cause error) (*store.BenchReport, error) {
+	r.stopArms()
 	rep, err := r.finish(store.BenchStopped)
 	if err != nil {
 		return rep, errors.Join(cause, err)

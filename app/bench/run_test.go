@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/metaclaw/metaclaw/app/bench/benchtest"
+	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -85,5 +86,59 @@ func TestRunResumesWhereItStopped(t *testing.T) {
 	opts.Days = 2
 	if _, err := Run(context.Background(), opts); err == nil || !strings.Contains(err.Error(), "holds another run") {
 		t.Errorf("a run with other settings in the same folder: %v", err)
+	}
+}
+
+// TestFullArmWithoutAServingPolicy runs the full arm against a fake
+// training service whose policy cannot be served here (no tokenizer can
+// be fetched): MetaClaw then serves the turns from llm.*, as it says, so
+// the arm scores as skills+memory does (the judge scores every turn −1, so
+// the evolver sees them all); the judge's calls are counted as learning, and the training step after each day
+// finds no sample to train and says so.
+func TestFullArmWithoutAServingPolicy(t *testing.T) {
+	m := benchtest.Model(nil)
+	up := fakeupstream.New()
+	base, err := up.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	up.SetDefault(fakeupstream.Reply{Func: m.Reply})
+	tk := faketinker.New(faketinker.Options{APIKey: "tml-bench"})
+	defer tk.Close()
+	person := config.Defaults()
+	for k, v := range map[string]string{"llm.provider": "custom", "llm.api_base": base + "/v1", "llm.api_key": "sk-fake",
+		"llm.model_id": "fake-model", "rl.api_key": "tml-bench", "rl.base_url": tk.URL(), "rl.hf_endpoint": "http://127.0.0.1:9"} {
+		if err := person.Set(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	arms, err := ParseArms("full")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Dir: miniBench, Arms: arms, Agent: AgentBuiltin, Work: t.TempDir(),
+		Person: person, AllowNetwork: ProbeIsolation(context.Background()) != nil})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := rep.Arms[0]
+	got := map[string]float64{}
+	for _, r := range full.Rounds {
+		got[r.Day+"/"+r.Round] = r.Score
+	}
+	if d := cmp.Diff(benchtest.Scores["skills+memory"], got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
+		t.Errorf("full (-want +got):\n%s", d)
+	}
+	// Learning: 2 evolver and 2 extraction calls, and 3 judge votes for
+	// each of the 9 turns of days 1 and 2 (13 turns in all; the last day's
+	// are judged as far as the run's end lets them).
+	judge := m.Hits("judge")
+	if judge < 27 || judge > 36 || full.Learning.Calls != int64(4+judge) {
+		t.Errorf("judge calls %d, learning calls %d; want 27..36 judge calls and 4 more", judge, full.Learning.Calls)
+	}
+	notes := strings.Join(rep.Notes, "\n")
+	if strings.Count(notes, "no training step after") != 2 || full.TrainingSteps != 0 {
+		t.Errorf("training: %d steps, notes:\n%s", full.TrainingSteps, notes)
 	}
 }
