@@ -20,8 +20,10 @@ const (
 	wrongLine  = "You wrongly selected option %s: %s"
 )
 
-// boxRE finds a \bbox{…} or \boxed{…}; the reference reads the first one
-// (re.search in _extract_bbox_answer).
+// boxRE finds a \bbox{…} or \boxed{…}. The last one counts, as issue 22
+// specifies and as a model that corrects itself ("\bbox{A}… no, \bbox{B}")
+// means; the reference reads the first (re.search in _extract_bbox_answer),
+// which docs/bench.md says.
 var boxRE = regexp.MustCompile(`\\(?:bbox|boxed)\{([^}]*)\}`)
 
 // Result is a round's score.
@@ -34,15 +36,15 @@ type Result struct {
 }
 
 // ScoreMultiChoice scores an answer to a multi_choice round: the letters
-// of the first box against eval.answer, 1 − (FP+FN)/n_options (n_options
+// of the last box against eval.answer, 1 − (FP+FN)/n_options (n_options
 // is the number of eval.options; with none given, the letters named by the
 // answer and the key). Without a box, or with no letter in it, the round
 // scores 0. Letters that are not options count as wrong selections, so a
 // box full of them can score below 0, as in the reference.
 func ScoreMultiChoice(r *Round, answer string) Result {
 	var res Result
-	if m := boxRE.FindStringSubmatch(answer); m != nil {
-		if l := lettersOf(m[1]); len(l) > 0 {
+	if all := boxRE.FindAllStringSubmatch(answer, -1); all != nil {
+		if l := lettersOf(all[len(all)-1][1]); len(l) > 0 {
 			res.Selected, res.Format = l, true
 		}
 	}
