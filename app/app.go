@@ -21,6 +21,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/policy"
+	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
@@ -70,9 +71,10 @@ type App struct {
 	learner     *learner.Learner
 	web         *web.Server // nil when the web page could not bind
 	pause       pauseCache
-	policy      *policy.Server   // the trained policy; nil in skills_only (policy.go)
-	trainer     *trainer.Trainer // the slow loop; nil in skills_only (trainer.go)
-	sched       schedRun         // training windows (scheduler.go)
+	policy      *policy.Server      // the trained policy; nil in skills_only (policy.go)
+	trainer     *trainer.Trainer    // the slow loop; nil in skills_only (trainer.go)
+	sched       schedRun            // training windows (scheduler.go)
+	folder      *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
 	cancel      context.CancelFunc
 	wg          sync.WaitGroup
 	done        chan struct{} // closed when a service stops on its own
@@ -172,6 +174,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, a.opts.Grace) })
 	a.startPolicy(ctx)
 	a.startLearner(ctx)
+	a.startSkillFolder(ctx, cfg)
 	a.startTrainer(ctx) // after the scheduler, whose windows it follows
 	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)

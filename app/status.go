@@ -24,6 +24,9 @@ func (a *App) Status() Status {
 	if p := a.policyProblem(); p != "" {
 		st.Problems = append(st.Problems, p)
 	}
+	if p := a.skillFolderProblem(); p != "" {
+		st.Problems = append(st.Problems, p)
+	}
 	if a.trainer != nil {
 		ts := a.trainer.Status()
 		st.Training = ts.Training

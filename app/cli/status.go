@@ -32,6 +32,7 @@ type statusReport struct {
 	Scheduler     *app.SchedulerState `json:"scheduler,omitempty"` // training windows, as the running app recorded them
 	DataDir       string              `json:"data_dir"`
 	Detail        string              `json:"detail,omitempty"`
+	learnStatus
 }
 
 func inspect(dir string) statusReport {
@@ -73,6 +74,9 @@ func runStatus(env *Env, args []string) error {
 	if st, ok := runningScheduler(dir); ok && r.State == stateRunning {
 		r.Scheduler = &st
 	}
+	if r.State == stateRunning {
+		r.learnStatus = readLearnStatus()
+	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -110,6 +114,7 @@ func printStatus(env *Env, r statusReport) {
 		if st := r.Scheduler; st != nil {
 			fmt.Fprintf(w, "  window:   %s\n", windowLine(*st))
 		}
+		printLearnStatus(w, r.learnStatus)
 	case stateStale:
 		fmt.Fprintf(w, "MetaClaw is not running (stale pid file for pid %d; `metaclaw stop` removes it)\n", r.PID)
 	default:

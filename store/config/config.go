@@ -73,7 +73,8 @@ type Web struct {
 // Skills configures the skill library, retrieval and evolution.
 type Skills struct {
 	Enabled          bool   `key:"enabled" default:"true" doc:"inject skills into main turns"`
-	Dir              string `key:"dir" default:"" check:"path" doc:"skill library directory for import/export; empty = <data dir>/skills"`
+	Dir              string `key:"dir" default:"" check:"path" doc:"the skills folder: SKILL.md files kept in step with the library; empty = <data dir>/skills"`
+	SyncDir          bool   `key:"sync_dir" default:"true" doc:"keep skills.dir a live view of the library (files in, library changes out); false = leave the folder alone"`
 	RetrievalMode    string `key:"retrieval_mode" default:"keyword" enum:"keyword|template|embedding|hybrid" doc:"keyword (BM25), embedding, hybrid; template = keyword"`
 	TopK             int    `key:"top_k" default:"6" min:"0" max:"100" doc:"most skills injected per turn"`
 	TaskSpecificTopK int    `key:"task_specific_top_k" default:"10" min:"0" max:"100" doc:"most task-specific skills considered per turn"`
