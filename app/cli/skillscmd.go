@@ -14,7 +14,7 @@ import (
 	"github.com/metaclaw/metaclaw/store"
 )
 
-const skillsUsage = "list [--all] | show NAME [--version N] | search TEXT | import DIR | export DIR | enable NAME | disable NAME | delete NAME | revert NAME VERSION"
+const skillsUsage = "list [--all] | show NAME [--version N] | search TEXT | import DIR | export DIR | enable NAME | disable NAME | delete NAME | revert NAME VERSION | sync"
 
 func runSkills(env *Env, args []string) error {
 	if len(args) == 0 {
@@ -45,6 +45,8 @@ func runSkills(env *Env, args []string) error {
 		return skillsToggle(ctx, env, db, sub, rest)
 	case "revert":
 		return skillsRevert(ctx, env, db, rest)
+	case "sync":
+		return skillsSync(ctx, env, db, rest)
 	}
 	return usageError("skills: unknown subcommand %q; usage: metaclaw skills %s", sub, skillsUsage)
 }
@@ -218,7 +220,7 @@ func skillsToggle(ctx context.Context, env *Env, db *store.DB, op string, args [
 
 func skillsRevert(ctx context.Context, env *Env, db *store.DB, args []string) error {
 	if len(args) != 2 {
-		return usageError("usage: metaclaw skills revert NAME VERSION")
+		return usageError("usage: metaclaw skills revert NAME VERSION | sync")
 	}
 	v, err := strconv.Atoi(args[1])
 	if err != nil || v < 1 {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +73,70 @@ func eventually(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 20 s for %s", what)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestSkillsSyncThroughGit shares two MetaClaws' libraries through a bare
+// repository on disk with `metaclaw skills sync`: the first pushes its
+// library, the second gets it, and an edit both made to one skill is
+// reported as a conflict whose other side stays in the history.
+func TestSkillsSyncThroughGit(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	bare := filepath.Join(t.TempDir(), "team.git")
+	git := func(dir string, args ...string) {
+		t.Helper()
+		if out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git(".", "init", "-q", "--bare", "-b", "main", bare)
+	a, b := newInstance(t), newInstance(t)
+	for _, in := range []*instance{a, b} {
+		in.env = append(in.env, "GIT_CONFIG_GLOBAL=/dev/null")
+		dir := filepath.Join(in.home, "skills")
+		os.MkdirAll(dir, 0o755)
+		git(dir, "init", "-q", "-b", "main")
+		git(dir, "remote", "add", "origin", bare)
+	}
+	plain := newInstance(t)
+	plain.fails(1, "not a git repository", "skills", "sync")
+	dir := filepath.Join(a.home, "skills")
+	os.MkdirAll(filepath.Join(dir, "team-habit"), 0o755)
+	os.WriteFile(filepath.Join(dir, "team-habit", "SKILL.md"), []byte("---\nname: team-habit\ndescription: Use when writing a commit message for the team.\n---\nSay why, not what.\n"), 0o644)
+	if out := a.must("skills", "sync").stdout; !strings.Contains(out, "pushed to origin/main") {
+		t.Fatalf("first sync: %s", out)
+	}
+	if out := b.must("skills", "sync").stdout; !strings.Contains(out, "merged origin/main") || !strings.Contains(out, "team-habit") {
+		t.Fatalf("second sync: %s", out)
+	}
+	if out := b.must("skills", "show", "team-habit").stdout; !strings.Contains(out, "Say why, not what.") {
+		t.Fatalf("the shared skill did not reach the second library:\n%s", out)
+	}
+	edit := func(in *instance, body string) {
+		p := filepath.Join(in.home, "skills", "team-habit", "SKILL.md")
+		data, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte(strings.Replace(string(data), "Say why, not what.", body, 1)), 0o644)
+	}
+	edit(a, "Say why, in one line.")
+	a.must("skills", "sync")
+	edit(b, "Say why, and link the issue.")
+	out := b.must("skills", "sync").stdout
+	if !strings.Contains(out, "conflict in team-habit/SKILL.md") || !strings.Contains(out, "kept yours") ||
+		!strings.Contains(out, "metaclaw skills revert team-habit") {
+		t.Fatalf("conflict not reported:\n%s", out)
+	}
+	show := b.must("skills", "show", "team-habit").stdout
+	if !strings.Contains(show, "link the issue") {
+		t.Errorf("the second member's own edit is not current:\n%s", show)
+	}
+	m := regexp.MustCompile(`the other side is version (\d+) of team-habit`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the conflict names no version:\n%s", out)
+	}
+	if v := b.must("skills", "show", "team-habit", "--version", m[1]).stdout; !strings.Contains(v, "in one line") {
+		t.Errorf("version %s is not the other side:\n%s", m[1], v)
 	}
 }

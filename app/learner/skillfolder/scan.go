@@ -114,6 +114,9 @@ func parse(rel string, data []byte) (store.SkillInput, error) {
 	if len(data) > maxFileBytes {
 		return store.SkillInput{}, fmt.Errorf("file is larger than %d bytes", maxFileBytes)
 	}
+	if conflictMarkers(data) {
+		return store.SkillInput{}, fmt.Errorf("the file holds git conflict markers: finish the merge (metaclaw skills sync resolves them)")
+	}
 	in, err := skills.Parse(data)
 	if err != nil {
 		return in, err
@@ -122,6 +125,17 @@ func parse(rel string, data []byte) (store.SkillInput, error) {
 		return in, fmt.Errorf("name %q does not match its directory %q", in.Name, dir)
 	}
 	return in, nil
+}
+
+// conflictMarkers reports whether data holds the lines git writes into a
+// file it could not merge.
+func conflictMarkers(data []byte) bool {
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "<<<<<<< ") || strings.HasPrefix(line, ">>>>>>> ") {
+			return true
+		}
+	}
+	return false
 }
 
 // maxFileBytes bounds a skill file; the format's own limits are far below.
