@@ -66,6 +66,7 @@ func commands() []command {
 		{"open", "[--print]", "open the web page logged in (--print: print the one-time login URL)", runOpen},
 		{"connect", "AGENT [--dry-run] [--undo] | print", "point an agent at the proxy (" + connectNames() + "), or print how to", runConnect},
 		{"bench", "run DIR [--arms A,B] [--days N] [--out FILE] | show", "measure on a benchmark whether learning helps your model", runBench},
+		{"migrate", "[--from DIR]", "bring over the Python MetaClaw's config.yaml, skills and memories (~/.metaclaw)", runMigrate},
 		{"version", "", "print the version", runVersion},
 	}
 }

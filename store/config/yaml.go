@@ -16,22 +16,35 @@ import (
 // When a key and its alias are both set, the non-empty one wins, the
 // canonical key first.
 func ParseYAML(data []byte) (changes map[string]string, unknown []string, err error) {
+	changes, refused, unknown, err := ParseYAMLPartial(data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(refused) > 0 {
+		return nil, unknown, refused
+	}
+	return changes, unknown, nil
+}
+
+// ParseYAMLPartial is ParseYAML that keeps the good values of a file with
+// bad ones: it returns the valid changes, the refused values and the
+// unknown keys; err is set only when the file is not YAML.
+func ParseYAMLPartial(data []byte) (changes map[string]string, refused Errors, unknown []string, err error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, nil, fmt.Errorf("parse yaml: %w", err)
+		return nil, nil, nil, fmt.Errorf("parse yaml: %w", err)
 	}
 	raw := map[string]string{}
 	if len(root.Content) > 0 {
 		if err := flatten(root.Content[0], "", raw, &unknown); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	changes = map[string]string{}
-	var errs Errors
 	for _, k := range sortedKeys(raw) {
 		f, v, err := Normalize(k, raw[k])
 		if err != nil {
-			errs = append(errs, err.(*Error))
+			refused = append(refused, err.(*Error))
 			continue
 		}
 		if prev, ok := changes[f.Key]; ok && (prev != "" && k != f.Key || v == "") {
@@ -39,11 +52,8 @@ func ParseYAML(data []byte) (changes map[string]string, unknown []string, err er
 		}
 		changes[f.Key] = v
 	}
-	if len(errs) > 0 {
-		return nil, unknown, errs
-	}
 	sort.Strings(unknown)
-	return changes, unknown, nil
+	return changes, refused, unknown, nil
 }
 
 func flatten(n *yaml.Node, prefix string, out map[string]string, unknown *[]string) error {
