@@ -175,6 +175,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.startPolicy(ctx)
 	a.startLearner(ctx)
 	a.startSkillFolder(ctx, cfg)
+	a.startRollout(ctx, cfg)
 	a.startTrainer(ctx) // after the scheduler, whose windows it follows
 	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)

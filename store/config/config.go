@@ -25,6 +25,13 @@ type Config struct {
 	MaxContextTokens int    `key:"max_context_tokens" default:"20000" min:"0" doc:"prompt token limit before the oldest turns are truncated; 0 turns truncation off"`
 	ContextWindow    int    `key:"context_window" default:"0" min:"0" doc:"context window announced to the agent; 0 = auto (200000 in skills_only, 32768 in rl/madmax)"`
 
+	// Programmatic rollout, under the reference's names.
+	OpenClawEnvDataDir     string `key:"openclaw_env_data_dir" check:"path" doc:"folder of JSONL task files ({\"task_id\", \"instruction\"}) run through the agent without its TUI; empty = off"`
+	OpenClawEnvSplit       string `key:"openclaw_env_split" default:"train" doc:"task file read from openclaw_env_data_dir (<split>.jsonl; every *.jsonl when absent)"`
+	OpenClawEnvConcurrency int    `key:"openclaw_env_concurrency" default:"4" min:"1" max:"32" doc:"rollout episodes run at once"`
+	OpenClawEnvMaxSteps    int    `key:"openclaw_env_max_steps" default:"15" min:"1" max:"200" doc:"most model calls of one episode of the built-in loop"`
+	OpenClawEnvRounds      int    `key:"openclaw_env_rounds" default:"1" min:"0" doc:"episodes per task; 0 = forever, as the reference"`
+
 	LLM       LLM       `key:"llm"`
 	Proxy     Proxy     `key:"proxy"`
 	Web       Web       `key:"web"`

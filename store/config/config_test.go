@@ -159,14 +159,14 @@ func TestParseReferenceYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"openclaw_env_data_dir"}, unknown); diff != "" {
+	if diff := cmp.Diff([]string{"openclaw_env_python_path"}, unknown); diff != "" {
 		t.Errorf("unknown keys: %s", diff)
 	}
 	want := map[string]string{
 		"mode": "rl", "claw_type": "nanoclaw", "llm.provider": "openrouter", "llm.api_key": "sk-or-secret-123",
 		"proxy.port": "31000", "skills.retrieval_mode": "template", "rl.backend": "mint",
 		"rl.api_key": "sk-mint-legacy", "rl.base_url": "https://mint.macaron.xin/", "max_context_tokens": "0",
-		"scheduler.sleep_start": "23:30", "opd.kl_penalty_coef": "1",
+		"scheduler.sleep_start": "23:30", "opd.kl_penalty_coef": "1", "openclaw_env_data_dir": "/data/tasks",
 	}
 	for k, v := range want {
 		if changes[k] != v {

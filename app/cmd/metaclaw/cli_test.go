@@ -86,7 +86,7 @@ func TestConfigImport(t *testing.T) {
 	in := newInstance(t)
 	ref := filepath.Join("..", "..", "..", "store", "config", "testdata", "reference-config.yaml")
 	r := in.must("config", "import", ref)
-	if !strings.Contains(r.stderr, "openclaw_env_data_dir") {
+	if !strings.Contains(r.stderr, "openclaw_env_python_path") {
 		t.Errorf("unknown key not listed: %q", r.stderr)
 	}
 	if got := strings.TrimSpace(in.must("config", "get", "rl.base_url").stdout); got != "https://mint.macaron.xin/" {

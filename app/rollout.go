@@ -1,0 +1,42 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/rollout"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// startRollout runs the tasks of openclaw_env_data_dir through claw_type's
+// agent: OpenClaw's agent command, or the built-in tool loop for every
+// other claw_type (none included), which talks to this proxy.
+func (a *App) startRollout(ctx context.Context, cfg config.Config) {
+	if cfg.OpenClawEnvDataDir == "" {
+		return
+	}
+	var agent rollout.Agent = &rollout.Loop{ProxyURL: a.ProxyURL(), APIKey: cfg.Proxy.APIKey, Model: cfg.LLM.ModelID,
+		MaxSteps: cfg.OpenClawEnvMaxSteps, Client: &http.Client{Timeout: 10 * time.Minute}, CommandTimeout: 30 * time.Second,
+		WorkDir: func(t rollout.Task) string { return filepath.Join(a.opts.Home, "rollout", safeName(t.ID)) }}
+	if cfg.ClawType == "openclaw" {
+		agent = rollout.OpenClaw{Timeout: 10 * time.Minute}
+	}
+	r := rollout.New(rollout.Options{DB: a.db, Dir: expandHome(cfg.OpenClawEnvDataDir), Split: cfg.OpenClawEnvSplit,
+		Concurrency: cfg.OpenClawEnvConcurrency, Rounds: cfg.OpenClawEnvRounds, Agent: agent, Paused: a.Paused,
+		Logger: a.log.With("part", "rollout")})
+	a.log.Info("programmatic rollout on", "dir", cfg.OpenClawEnvDataDir, "agent", cfg.ClawType)
+	a.goService(ctx, "rollout", r.Serve)
+}
+
+// safeName keeps a task id usable as a directory name.
+func safeName(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' {
+			return r
+		}
+		return '_'
+	}, strings.TrimLeft(id, "."))
+}
