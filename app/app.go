@@ -164,7 +164,7 @@ func (a *App) Start(ctx context.Context) error {
 	mem := a.setupMemory(cfg)
 	injectors = append(injectors, mem.injectors()...) // memories after skills
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
-		Recorder: a.db, Injectors: injectors, Memory: mem.api(), Policy: a.setupPolicy(cfg)})
+		Recorder: a.db, Injectors: injectors, Memory: mem.api(a.db), Policy: a.setupPolicy(cfg), Trainer: trainStepAPI{a}})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {
 		return err

@@ -73,7 +73,7 @@ func (m *memoryParts) injectors() []proxy.Injector {
 	return []proxy.Injector{memoryInjector{m.svc}}
 }
 
-func (m *memoryParts) api() proxy.MemoryService { return memoryAPI{m.svc} }
+func (m *memoryParts) api(db *store.DB) proxy.MemoryService { return memoryAPI{s: m.svc, db: db} }
 
 // startMemory feeds the proxy's events to the memory service and runs it.
 func (a *App) startMemory(ctx context.Context, m *memoryParts) {
@@ -104,9 +104,26 @@ func (m memoryInjector) Inject(ctx context.Context, req proxy.InjectRequest) (pr
 }
 
 // memoryAPI adapts the memory service to the proxy's memory endpoints.
-type memoryAPI struct{ s *memory.Service }
+type memoryAPI struct {
+	s  *memory.Service
+	db *store.DB
+}
 
-var _ proxy.MemoryService = memoryAPI{}
+var (
+	_ proxy.MemoryService = memoryAPI{}
+	_ proxy.MemoryReader  = memoryAPI{}
+)
+
+// Memory returns one memory, for the reference's GET /v1/memory/{id}.
+func (m memoryAPI) Memory(ctx context.Context, id int64) (store.Memory, error) {
+	return m.db.Memory(ctx, id)
+}
+
+// ScopeMemories returns a scope's memories with their history, for the
+// reference's GET /v1/memory/stats.
+func (m memoryAPI) ScopeMemories(ctx context.Context, scope string) ([]store.Memory, error) {
+	return m.db.Memories(ctx, store.MemoryFilter{Scope: scope, History: true})
+}
 
 func (m memoryAPI) SearchMemories(ctx context.Context, scope, query string, limit int) ([]proxy.MemoryHit, error) {
 	hits, err := m.s.Search(ctx, scope, query, limit)

@@ -222,7 +222,7 @@ func (w *memoryWorld) start(cfg config.Config) {
 	}
 	mem := a.newMemoryParts(cfg, w.clock.Now)
 	injectors = append(injectors, mem.injectors()...)
-	a.proxy = proxy.New(proxy.Options{Config: cfg, Recorder: a.db, Injectors: injectors, Memory: mem.api(), Now: w.clock.Now})
+	a.proxy = proxy.New(proxy.Options{Config: cfg, Recorder: a.db, Injectors: injectors, Memory: mem.api(a.db), Now: w.clock.Now})
 	if err := a.proxy.Listen("127.0.0.1:0"); err != nil {
 		w.t.Fatal(err)
 	}

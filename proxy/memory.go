@@ -76,6 +76,7 @@ func (s *Server) memoryRoutes(v1 fiber.Router) {
 	g := v1.Group("/memory", s.memoryGuard)
 	g.Get("/search", s.handleMemorySearch)
 	g.Post("/ingest", s.handleMemoryIngest)
+	s.refRoutes(v1, g) // the reference's routes (memory_ref.go)
 	g.Post("/", s.handleMemoryAdd)
 	g.Delete("/:id", s.handleMemoryForget)
 }
@@ -205,8 +206,8 @@ func (s *Server) handleMemoryIngest(c *fiber.Ctx) error {
 	if err := c.BodyParser(&req); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_json", "body is not valid JSON: "+err.Error())
 	}
-	if req.SessionID == "" && len(req.Turns) == 0 {
-		return sendError(c, http.StatusBadRequest, "invalid_request", "give a session_id or turns")
+	if len(req.Turns) == 0 && (req.SessionID == "" || s.refMem.has(req.SessionID)) {
+		return s.handleRefIngest(c, strings.Clone(req.SessionID), strings.Clone(req.Scope)) // the reference's body
 	}
 	in := MemoryIngest{Scope: s.memoryScope(c, req.Scope), SessionID: strings.Clone(req.SessionID)}
 	for _, t := range req.Turns {

@@ -42,6 +42,8 @@ type Options struct {
 	MaxAnswerBytes int64
 	// Memory serves /v1/memory/*; nil answers them 404.
 	Memory MemoryService
+	// Trainer serves POST /v1/admin/train_step; nil answers it 503.
+	Trainer TrainStepper
 	// Policy serves chat turns from the trained model when the mode is rl
 	// or madmax and it is ready; nil (or skills_only) uses llm.* only.
 	Policy Policy
@@ -50,6 +52,7 @@ type Options struct {
 // Server is the proxy's HTTP server.
 type Server struct {
 	opts         Options
+	refMem       refBuffer // turns of /v1/memory/buffer_turn (memory_ref.go)
 	cfg          config.Config
 	log          *slog.Logger
 	app          *fiber.App

@@ -57,7 +57,7 @@ func commands() []command {
 		{"config", "show|get|set|unset|import|export ...", "read and change the configuration", runConfig},
 		{"pause", "", "pause learning (the proxy keeps serving)", runPause},
 		{"resume", "", "resume learning", runResume},
-		{"train-step", "[--timeout D]", "have the running MetaClaw train one step now", runTrainStep},
+		{"train-step", "[--port N] [--timeout D]", "have the running MetaClaw train one step now", runTrainStep},
 		{"skills", "list|show|search|import|export|enable|disable|delete|revert|sync ...", "manage the skill library", runSkills},
 		{"memory", "list|search|show|add|edit|pin|forget|export|import|scopes ...", "manage long-term memory", runMemory},
 		{"autostart", "on|off|status", "start MetaClaw when you log in, or stop doing so", runAutostart},
