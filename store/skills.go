@@ -55,7 +55,8 @@ type SkillInput struct {
 
 // PutSkill adds a skill, or a new version of it when its content differs
 // from the current one. Identical content changes nothing (changed is
-// false). A retired or disabled skill that is put again is enabled.
+// false), except that a retired skill put again comes back (changed is
+// true). A retired or disabled skill put with new content is enabled.
 func (db *DB) PutSkill(ctx context.Context, in SkillInput) (s Skill, changed bool, err error) {
 	err = db.inTx(ctx, func(tx *sql.Tx) error {
 		changed, err = putSkill(ctx, tx, in)
@@ -102,10 +103,16 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 	}
 	same, err := sameContent(ctx, tx, id, cur, in)
 	if err != nil || same {
-		if err == nil {
-			_, err = tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = ? WHERE id = ? AND retired = 1", now, id)
+		if err != nil {
+			return false, err
 		}
-		return false, err
+		// A retired skill put again with the same content comes back.
+		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = ? WHERE id = ? AND retired = 1", now, id)
+		if err != nil {
+			return false, err
+		}
+		n, _ := res.RowsAffected()
+		return n > 0, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE skills SET current_version = ?, updated_at = ?, enabled = 1, retired = 0 WHERE id = ?`, cur+1, now, id); err != nil {
 		return false, fmt.Errorf("update skill %s: %w", in.Name, err)

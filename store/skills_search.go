@@ -142,44 +142,80 @@ type Evolution struct {
 	CreatedAt  int64
 }
 
+// EvolutionResult is what ApplyEvolution did.
+type EvolutionResult struct {
+	Generation int // the skill generation after the evolution
+	// Changed are the changes that changed a skill (a new version, a
+	// retirement, a retired skill back); when none did, the generation
+	// stayed and the evolution was logged as empty.
+	Changed []SkillChange
+}
+
+// noChangeNote is the error text of an evolution whose operations changed
+// nothing.
+const noChangeNote = "the proposed operations change nothing: the skills already read so"
+
 // ApplyEvolution applies an evolution's changes, bumps the skill generation
 // once and logs the evolution, all in one transaction. Each change's
-// version is stamped with the new generation. It returns the generation.
-func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evolution) (int, error) {
+// version is stamped with the new generation. Operations that change
+// nothing (an update or add identical to the current version, a retire of
+// a retired skill) do not count: when no operation changes anything the
+// generation stays and the evolution is logged as empty, so that waiting
+// training samples are not made stale for nothing.
+func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evolution) (EvolutionResult, error) {
 	defer db.skillEpoch.Add(1)
-	var gen int
+	var res EvolutionResult
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		cur, err := metaInt(ctx, tx, metaSkillGeneration)
 		if err != nil {
 			return err
 		}
-		gen = cur + 1
+		res = EvolutionResult{Generation: cur + 1}
 		for _, ch := range changes {
-			ch.Input.Generation = gen
-			if err := applyChange(ctx, tx, ch); err != nil {
+			ch.Input.Generation = cur + 1
+			changed, err := applyChange(ctx, tx, ch)
+			if err != nil {
 				return err
 			}
+			if changed {
+				res.Changed = append(res.Changed, ch)
+			}
+		}
+		if len(res.Changed) == 0 {
+			res.Generation = cur
+			evo.Generation, evo.Status, evo.Error = cur, "empty", noChangeNote
+			return logEvolution(ctx, tx, evo)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, metaSkillGeneration, strconv.Itoa(gen)); err != nil {
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, metaSkillGeneration, strconv.Itoa(res.Generation)); err != nil {
 			return fmt.Errorf("bump generation: %w", err)
 		}
-		evo.Generation, evo.Status = gen, "applied"
+		evo.Generation, evo.Status = res.Generation, "applied"
 		return logEvolution(ctx, tx, evo)
 	})
-	return gen, err
+	return res, err
 }
 
-func applyChange(ctx context.Context, tx *sql.Tx, ch SkillChange) error {
+// applyChange applies one operation and reports whether it changed
+// anything.
+func applyChange(ctx context.Context, tx *sql.Tx, ch SkillChange) (bool, error) {
 	switch ch.Op {
 	case "add", "update":
-		_, err := putSkill(ctx, tx, ch.Input)
-		return err
+		changed, err := putSkill(ctx, tx, ch.Input)
+		return changed, err
 	case "retire":
+		var retired bool
+		err := tx.QueryRowContext(ctx, "SELECT retired FROM skills WHERE name = ?", ch.Input.Name).Scan(&retired)
+		if errors.Is(err, sql.ErrNoRows) {
+			return false, fmt.Errorf("retire skill %s: %w", ch.Input.Name, ErrNotFound)
+		}
+		if err != nil || retired {
+			return false, err
+		}
 		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 0, retired = 1, updated_at = ? WHERE name = ?", nowMillis(), ch.Input.Name)
-		return affected(res, err, "retire skill "+ch.Input.Name)
+		return true, affected(res, err, "retire skill "+ch.Input.Name)
 	}
-	return fmt.Errorf("unknown skill operation %q", ch.Op)
+	return false, fmt.Errorf("unknown skill operation %q", ch.Op)
 }
 
 // LogEvolution records an evolution that changed nothing (rejected or

@@ -65,12 +65,12 @@ func TestApplyEvolution(t *testing.T) {
 	db := openTest(t)
 	ctx := context.Background()
 	db.PutSkill(ctx, SkillInput{Name: "old-habit", Description: "d", Body: "b"})
-	gen, err := db.ApplyEvolution(ctx, []SkillChange{
+	res, err := db.ApplyEvolution(ctx, []SkillChange{
 		{Op: "add", Input: SkillInput{Name: "new-skill", Description: "d", Body: "b", Source: "evolver", SessionID: "s1", TurnIDs: []int64{4, 5}}},
 		{Op: "retire", Input: SkillInput{Name: "old-habit"}},
 	}, Evolution{SessionID: "s1", Ops: `[{"op":"add"}]`})
-	if err != nil || gen != 1 {
-		t.Fatalf("ApplyEvolution = %d, %v", gen, err)
+	if err != nil || res.Generation != 1 || len(res.Changed) != 2 {
+		t.Fatalf("ApplyEvolution = %+v, %v", res, err)
 	}
 	if g, _ := db.SkillGeneration(ctx); g != 1 {
 		t.Errorf("generation %d", g)
@@ -149,5 +149,44 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestApplyEvolutionNoChange: operations identical to the library bump
+// nothing, however often they are proposed, and are logged as empty.
+func TestApplyEvolutionNoChange(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	db.PutSkill(ctx, SkillInput{Name: "habit", Description: "d", Body: "b"})
+	db.PutSkill(ctx, SkillInput{Name: "gone", Description: "d", Body: "b"})
+	if res, err := db.ApplyEvolution(ctx, []SkillChange{{Op: "retire", Input: SkillInput{Name: "gone"}}}, Evolution{}); err != nil || res.Generation != 1 {
+		t.Fatalf("retire: %+v, %v", res, err)
+	}
+	same := []SkillChange{
+		{Op: "update", Input: SkillInput{Name: "habit", Description: "d", Body: "b"}},
+		{Op: "retire", Input: SkillInput{Name: "gone"}},
+	}
+	for range 8 {
+		res, err := db.ApplyEvolution(ctx, same, Evolution{SessionID: "s"})
+		if err != nil || res.Generation != 1 || len(res.Changed) != 0 {
+			t.Fatalf("no-op evolution = %+v, %v; want generation 1, nothing changed", res, err)
+		}
+	}
+	if g, _ := db.SkillGeneration(ctx); g != 1 {
+		t.Errorf("generation %d after 8 no-op evolutions, want 1", g)
+	}
+	if s, _ := db.Skill(ctx, "habit"); s.Version != 1 {
+		t.Errorf("habit at version %d", s.Version)
+	}
+	evos, _ := db.Evolutions(ctx, 10)
+	if len(evos) != 9 || evos[0].Status != "empty" || evos[0].Generation != 1 || evos[0].Error == "" {
+		t.Errorf("evolutions %+v", evos)
+	}
+	// One real change among no-ops bumps once and names only it.
+	mixed := []SkillChange{same[1], {Op: "update", Input: SkillInput{Name: "habit", Description: "d2", Body: "b"}}}
+	res, err := db.ApplyEvolution(ctx, mixed, Evolution{})
+	if err != nil || res.Generation != 2 || len(res.Changed) != 1 || res.Changed[0].Input.Name != "habit" {
+		t.Errorf("mixed evolution = %+v, %v", res, err)
 	}
 }

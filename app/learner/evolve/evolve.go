@@ -82,9 +82,12 @@ type Result struct {
 	SessionID  string
 	Status     string  // StatusApplied, StatusRejected, StatusEmpty or StatusSkipped
 	Ops        []Op    // with StatusApplied: the operations applied
-	Reason     string  // with StatusRejected or StatusSkipped: why
+	Reason     string  // with StatusRejected, StatusSkipped or StatusEmpty: why
 	Generation int     // the skill generation after the run
 	TurnIDs    []int64 // the turns shown to the model
+	// Changed are the operations that changed a skill (StatusApplied);
+	// an output whose operations change nothing is StatusEmpty.
+	Changed []store.SkillChange
 }
 
 // Evolve runs the evolver on a session. A rejected or empty output is a
@@ -239,12 +242,20 @@ func (e *Evolver) apply(ctx context.Context, res Result, ops []Op, m *material) 
 			Category: op.Category, Tags: op.Tags, Body: op.Body, Source: Source, SessionID: m.sessionID, Note: note, TurnIDs: turns}}
 	}
 	opsJSON, _ := json.Marshal(ops)
-	gen, err := e.db.ApplyEvolution(ctx, changes, store.Evolution{SessionID: m.sessionID, Ops: string(opsJSON)})
+	out, err := e.db.ApplyEvolution(ctx, changes, store.Evolution{SessionID: m.sessionID, Ops: string(opsJSON)})
 	if err != nil {
 		return res, fmt.Errorf("evolve session %s: apply: %w", m.sessionID, err)
 	}
-	res.Status, res.Ops, res.Generation = StatusApplied, ops, gen
-	e.log.Info("skills evolved", "session", m.sessionID, "generation", gen, "operations", summary(ops))
+	res.Generation = out.Generation
+	if len(out.Changed) == 0 {
+		res.Status, res.Reason = StatusEmpty, "the proposed operations change nothing"
+		e.log.Info("skill evolution changed nothing; generation kept", "session", m.sessionID,
+			"generation", out.Generation, "operations", summary(ops))
+		return res, nil
+	}
+	res.Status, res.Ops, res.Changed = StatusApplied, ops, out.Changed
+	e.log.Info("skills evolved", "session", m.sessionID, "generation", out.Generation, "operations", summary(ops),
+		"changed", len(out.Changed))
 	return res, nil
 }
 

@@ -195,7 +195,14 @@ func TestParseVote(t *testing.T) {
 		{in: `{"score": "good"}`, err: true},
 		{in: `{"score": null}`, err: true},
 		{in: `{"reason": "x"}`, err: true},
-		{in: `score: 1`, err: true},
+		{in: "The agent renamed the symbol as asked.\nScore: 1", want: judge.Vote{Score: 1, Reason: "The agent renamed the symbol as asked."}},
+		{in: "First I thought Score: 1 but the user corrected it.\nScore: -1", want: judge.Vote{Score: -1, Reason: "First I thought Score: 1 but the user corrected it."}},
+		{in: "**Score:** 0", want: judge.Vote{Score: 0}},
+		{in: "score = +1", want: judge.Vote{Score: 1}},
+		{in: "It failed. \\boxed{-1}", want: judge.Vote{Score: -1, Reason: "It failed."}},
+		{in: "Right answer: \\boxed{1}.", want: judge.Vote{Score: 1, Reason: "Right answer:"}},
+		{in: "Score: 2", err: true},
+		{in: "I cannot decide.", err: true},
 	}
 	for _, tt := range tests {
 		got, err := judge.ParseVote(tt.in)

@@ -2,8 +2,10 @@ package judge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -14,50 +16,113 @@ import (
 // maxReason bounds a stored reason, in bytes.
 const maxReason = 500
 
+// maxExcerpt bounds the excerpt of an unreadable answer kept in an
+// AnswerError, in bytes.
+const maxExcerpt = 300
+
 // Vote is one judge answer.
 type Vote struct {
 	Score  int // -1, 0 or 1
 	Reason string
 }
 
-// ParseVote reads a judge answer: the first JSON object in text (bare, in a
-// ```json fence or amid prose) with a "score" of -1, 0 or 1 (a number, or a
-// string such as "+1") and an optional "reason". Anything else is an error.
+// AnswerError is a judge answer that could not be read as a vote. Excerpt
+// is the start of the model's answer, so that a person can see what the
+// judge said instead.
+type AnswerError struct {
+	Err     error
+	Excerpt string
+}
+
+func (e *AnswerError) Error() string {
+	return fmt.Sprintf("judge answer: %v (answer began %q)", e.Err, e.Excerpt)
+}
+
+func (e *AnswerError) Unwrap() error { return e.Err }
+
+// The answers judges give besides the JSON object the rubric asks for: the
+// reference's "Score: 1" line (the last one counts, as a model may think
+// aloud first) and \boxed{1}.
+var (
+	scoreLineRE = regexp.MustCompile(`(?i)\**\bscore\b\**\s*[:=]\s*\**\s*([+-]?\d+(?:\.\d+)?)`)
+	boxedRE     = regexp.MustCompile(`\\boxed\{\s*([+-]?\d+(?:\.\d+)?)\s*\}`)
+)
+
+// ParseVote reads a judge answer. It accepts, in this order: the first
+// JSON object in text (bare, in a ```json fence or amid prose) with a
+// "score" of -1, 0 or 1 (a number, or a string such as "+1") and an
+// optional "reason"; the last \boxed{N}; the last "Score: N" (any case,
+// "=" too, Markdown bold allowed). Anything else is an *AnswerError.
 func ParseVote(text string) (Vote, error) {
+	v, jsonErr := parseJSONVote(text)
+	if jsonErr == nil {
+		return v, nil
+	}
+	for _, re := range []*regexp.Regexp{boxedRE, scoreLineRE} {
+		m := re.FindAllStringSubmatchIndex(text, -1)
+		if len(m) == 0 {
+			continue
+		}
+		last := m[len(m)-1]
+		score, err := scoreValue(text[last[2]:last[3]])
+		if err != nil {
+			return Vote{}, answerError(err, text)
+		}
+		return Vote{Score: score, Reason: shorten(lastLine(text[:last[0]]), maxReason)}, nil
+	}
+	return Vote{}, answerError(jsonErr, text)
+}
+
+func answerError(err error, text string) error {
+	return &AnswerError{Err: err, Excerpt: shorten(strings.Join(strings.Fields(text), " "), maxExcerpt)}
+}
+
+func parseJSONVote(text string) (Vote, error) {
 	raw, err := jsonx.FirstObject(text)
 	if err != nil {
-		return Vote{}, fmt.Errorf("judge answer: %w", err)
+		return Vote{}, err
 	}
 	var ans struct {
 		Score  any `json:"score"`
 		Reason any `json:"reason"`
 	}
 	if err := json.Unmarshal(raw, &ans); err != nil {
-		return Vote{}, fmt.Errorf("judge answer: %w", err)
+		return Vote{}, err
 	}
 	score, err := scoreValue(ans.Score)
 	if err != nil {
-		return Vote{}, fmt.Errorf("judge answer: %w", err)
+		return Vote{}, err
 	}
 	reason, _ := ans.Reason.(string)
 	return Vote{Score: score, Reason: shorten(strings.TrimSpace(reason), maxReason)}, nil
+}
+
+// lastLine is the reason of a free-text answer: the last line of text
+// before its score.
+func lastLine(text string) string {
+	text = strings.TrimSpace(text)
+	if i := strings.LastIndexByte(text, '\n'); i >= 0 {
+		text = text[i+1:]
+	}
+	return strings.TrimSpace(text)
 }
 
 func scoreValue(v any) (int, error) {
 	var f float64
 	switch x := v.(type) {
 	case nil:
-		return 0, fmt.Errorf("no score")
+		return 0, errors.New("no score")
 	case float64:
 		f = x
 	case string:
+		x = strings.TrimSpace(x)
 		n, err := strconv.ParseFloat(strings.TrimPrefix(strings.TrimSpace(x), "+"), 64)
 		if err != nil {
 			return 0, fmt.Errorf("score %q is not a number", x)
 		}
 		f = n
 	default:
-		return 0, fmt.Errorf("score is not a number")
+		return 0, errors.New("score is not a number")
 	}
 	if f != math.Trunc(f) || f < -1 || f > 1 {
 		return 0, fmt.Errorf("score %v is not -1, 0 or 1", f)

@@ -19,8 +19,9 @@ func TestSkillGenerationBumpMakesSamplesStale(t *testing.T) {
 	ctx := context.Background()
 	old := serveN(e, 2, 1000)
 	// The evolver changes the skills: generation 0 → 1.
-	if gen, err := e.db.ApplyEvolution(ctx, nil, store.Evolution{SessionID: "s1"}); err != nil || gen != 1 {
-		t.Fatalf("ApplyEvolution = %d, %v", gen, err)
+	add := []store.SkillChange{{Op: "add", Input: store.SkillInput{Name: "new-skill", Description: "a new skill", Body: "do it well"}}}
+	if res, err := e.db.ApplyEvolution(ctx, add, store.Evolution{SessionID: "s1"}); err != nil || res.Generation != 1 {
+		t.Fatalf("ApplyEvolution = %+v, %v", res, err)
 	}
 	tr := e.trainer()
 	if _, err := tr.TrainStep(ctx); !errors.Is(err, trainer.ErrNothingToTrain) {
