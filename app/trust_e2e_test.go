@@ -22,8 +22,8 @@ import (
 // extractor, counting the learner's calls by kind. Replies are set with
 // atomics so a test can change them while the app runs.
 type fakeBrain struct {
-	judge, evolver, extract atomic.Value // string replies
-	agent                   atomic.Value // string
+	judge, evolver, extract                            atomic.Value // string replies
+	agent                                              atomic.Value // string
 	judgeCalls, evolverCalls, extractCalls, agentCalls atomic.Int64
 }
 
