@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/instance"
@@ -72,6 +73,7 @@ type App struct {
 	web         *web.Server // nil when the web page could not bind
 	pause       pauseCache
 	policy      *policy.Server      // the trained policy; nil in skills_only (policy.go)
+	policyCtx   atomic.Int64        // its model's context length, 0 until known
 	trainer     *trainer.Trainer    // the slow loop; nil in skills_only (trainer.go)
 	sched       schedRun            // training windows (scheduler.go)
 	folder      *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off

@@ -29,7 +29,7 @@ func (s *Server) handleChat(c *fiber.Ctx) error {
 		}
 		ts.injected = inj.ids
 	}
-	if err := s.truncateOpenAI(req); err != nil {
+	if err := s.truncateOpenAI(ts, req); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_messages", err.Error())
 	}
 	ts.model = s.models.resolve(req.Model())
@@ -73,10 +73,12 @@ func openaiConv(msgs []openai.RoleText) []ConvMessage {
 	return conv
 }
 
-// truncateOpenAI applies max_context_tokens, decoding the messages only
-// when they are over the budget.
-func (s *Server) truncateOpenAI(req *openai.ChatRequest) error {
-	budget := s.cfg.MaxContextTokens
+// truncateOpenAI cuts the oldest turns of a chat request that does not fit
+// the prompt limit of the model serving it (see promptLimit), decoding the
+// messages only when they are over it, and notes the cut in ts.
+func (s *Server) truncateOpenAI(ts *turnState, req *openai.ChatRequest) error {
+	maxTok, _ := req.MaxTokens()
+	budget := s.promptLimit(ts, maxTok)
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
 	}
@@ -96,5 +98,6 @@ func (s *Server) truncateOpenAI(req *openai.ChatRequest) error {
 	if drop == nil {
 		return nil
 	}
+	s.noteCut(ts, infos, drop, budget)
 	return req.SetMessages(keep(msgs, drop))
 }

@@ -30,7 +30,7 @@ func (s *Server) handleMessages(c *fiber.Ctx) error {
 		}
 		ts.injected = inj.ids
 	}
-	if err := s.truncateAnthropic(req); err != nil {
+	if err := s.truncateAnthropic(ts, req); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
 	}
 	clientModel := req.Model()
@@ -130,11 +130,13 @@ func anthropicConv(req *anthropic.MessagesRequest) ([]ConvMessage, error) {
 	return conv, nil
 }
 
-// truncateAnthropic applies max_context_tokens to a Messages request,
-// decoding the messages only when they are over the budget (anthropicConv
-// has made sure they decode).
-func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest) error {
-	budget := s.cfg.MaxContextTokens
+// truncateAnthropic cuts the oldest turns of a Messages request that does
+// not fit the prompt limit of the model serving it, decoding the messages
+// only when they are over it (anthropicConv has made sure they decode),
+// and notes the cut in ts.
+func (s *Server) truncateAnthropic(ts *turnState, req *anthropic.MessagesRequest) error {
+	maxTok, _ := req.MaxTokens()
+	budget := s.promptLimit(ts, maxTok)
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
 	}
@@ -142,21 +144,25 @@ func (s *Server) truncateAnthropic(req *anthropic.MessagesRequest) error {
 	if err != nil {
 		return err
 	}
-	return truncateAnthropicMessages(req, msgs, budget)
+	infos, drop, err := truncateAnthropicMessages(req, msgs, budget)
+	if drop != nil {
+		s.noteCut(ts, infos, drop, budget)
+	}
+	return err
 }
 
 // truncateAnthropicMessages drops what is over budget from msgs, the
-// request's messages, and sets the rest.
-func truncateAnthropicMessages(req *anthropic.MessagesRequest, msgs []anthropic.Message, budget int) error {
+// request's messages, and sets the rest; drop is nil when nothing goes.
+func truncateAnthropicMessages(req *anthropic.MessagesRequest, msgs []anthropic.Message, budget int) ([]msgInfo, []bool, error) {
 	infos := make([]msgInfo, len(msgs))
 	for i, m := range msgs {
 		infos[i] = msgInfo{user: m.Role == "user" && !m.Content.ToolResultsOnly(), tokens: anthropicTokens(m)}
 	}
 	drop := truncate(infos, budget)
 	if drop == nil {
-		return nil
+		return infos, nil, nil
 	}
-	return req.SetMessages(keep(msgs, drop))
+	return infos, drop, req.SetMessages(keep(msgs, drop))
 }
 
 // anthropicTokens estimates a message's tokens for truncation from the

@@ -2,6 +2,7 @@ package proxy
 
 import (
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 
@@ -43,7 +44,8 @@ func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msg
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
 	}
-	return truncateAnthropicMessages(req, msgs, budget)
+	_, _, err := truncateAnthropicMessages(req, msgs, budget)
+	return err
 }
 
 // anthropicSession is a conversation with text, tool calls and results
@@ -90,7 +92,7 @@ func TestAnthropicConvMatchesDecoding(t *testing.T) {
 // messages up front.
 func TestTruncateAnthropicMatchesDecoding(t *testing.T) {
 	for _, budget := range []int{0, 60, 120, 100000} {
-		s := &Server{cfg: config.Config{MaxContextTokens: budget}}
+		s := &Server{cfg: config.Config{MaxContextTokens: budget}, log: slog.New(slog.DiscardHandler)}
 		req, err := anthropic.ParseMessagesRequest([]byte(anthropicSession))
 		if err != nil {
 			t.Fatal(err)
@@ -100,7 +102,7 @@ func TestTruncateAnthropicMatchesDecoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.truncateAnthropic(req); err != nil {
+		if err := s.truncateAnthropic(&turnState{}, req); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.truncateAnthropicByDecoding(ref, msgs); err != nil {

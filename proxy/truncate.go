@@ -1,5 +1,75 @@
 package proxy
 
+import "sync"
+
+// cut is what truncation removed from a turn's request, for the record:
+// message counts and estimated tokens before and after.
+type cut struct {
+	msgsBefore, msgsAfter, tokensBefore, tokensAfter, limit int
+}
+
+// promptLimit is the most prompt tokens the turn may carry to the model
+// serving it: max_context_tokens when set, else none toward llm.* and the
+// policy's context minus the completion limit (maxTokens, the request's
+// max_tokens when it names one) toward the trained policy.
+func (s *Server) promptLimit(ts *turnState, maxTokens int) int {
+	return s.cfg.PromptLimit(ts.policy, s.policyContext(), maxTokens)
+}
+
+// PolicyContext is a Policy that knows its model's context length
+// (max_context_length); 0 means not known yet.
+type PolicyContext interface {
+	ContextLength() int
+}
+
+func (s *Server) policyContext() int {
+	if pc, ok := s.opts.Policy.(PolicyContext); ok {
+		return pc.ContextLength()
+	}
+	return 0
+}
+
+// noteCut records a cut in ts and logs it, once per session.
+func (s *Server) noteCut(ts *turnState, infos []msgInfo, drop []bool, limit int) {
+	c := cut{msgsBefore: len(infos), limit: limit}
+	for i, m := range infos {
+		c.tokensBefore += m.tokens
+		if !drop[i] {
+			c.msgsAfter++
+			c.tokensAfter += m.tokens
+		}
+	}
+	ts.cut = c
+	if s.cutsWarned.first(ts.id.sessionID) {
+		s.log.Warn("conversation cut to fit the context: the oldest turns were not sent (once per session; see the turn page)",
+			"session", ts.id.sessionID, "messages_before", c.msgsBefore, "messages_after", c.msgsAfter,
+			"tokens_before", c.tokensBefore, "tokens_after", c.tokensAfter, "limit", limit)
+	}
+}
+
+// onceSet remembers up to maxOnce keys, forgetting all of them when full,
+// so that something is said at most once per key (and rarely again).
+type onceSet struct {
+	mu   sync.Mutex // guards seen
+	seen map[string]struct{}
+}
+
+const maxOnce = 4096
+
+// first reports whether key is new, and remembers it.
+func (o *onceSet) first(key string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if _, ok := o.seen[key]; ok {
+		return false
+	}
+	if o.seen == nil || len(o.seen) >= maxOnce {
+		o.seen = make(map[string]struct{})
+	}
+	o.seen[key] = struct{}{}
+	return true
+}
+
 // msgInfo is what truncation needs to know about one message.
 type msgInfo struct {
 	system bool // system messages are always kept

@@ -28,6 +28,7 @@ type turnState struct {
 	upstream string // "primary", "fallback" or "policy"
 	policy   bool   // this turn goes to the Policy first
 	sampleID int64  // the Policy's training sample for this turn, 0 if none
+	cut      cut    // what truncation removed (zero: nothing)
 }
 
 // response is what the upstream answered, reduced for recording.
@@ -195,7 +196,8 @@ func (s *Server) record(ts *turnState, status int, errMsg string, fill func() re
 		SessionID: ts.id.sessionID, Type: ts.id.turnType, API: ts.api, Model: ts.model, Stream: ts.stream,
 		Request: ts.request, LatencyMS: ms(now.Sub(ts.start)), TTFBMS: ms(ts.ttfb), Status: status,
 		Error: errMsg, Injected: idsJSON(ts.injected), CreatedAt: ts.start, Client: ts.id.client, Scope: ts.id.scope,
-		SampleID: ts.sampleID,
+		SampleID: ts.sampleID, CutMessagesBefore: ts.cut.msgsBefore, CutMessagesAfter: ts.cut.msgsAfter,
+		CutTokensBefore: ts.cut.tokensBefore, CutTokensAfter: ts.cut.tokensAfter,
 	}
 	var f func(*store.Turn)
 	if fill != nil {

@@ -55,6 +55,11 @@ type Turn struct {
 	// SampleID is the training sample the policy stored for this turn (0:
 	// none); RecordTurns links it to the turn.
 	SampleID int64
+	// CutMessagesBefore and the fields after it say what the proxy cut
+	// from the request to fit the model's context: messages and
+	// estimated tokens before and after (all 0: nothing was cut).
+	CutMessagesBefore, CutMessagesAfter int
+	CutTokensBefore, CutTokensAfter     int
 
 	requestForm int // how Request is stored (formRaw, formParts); formRaw once read
 }
@@ -133,7 +138,8 @@ const upsertSessionSQL = `INSERT INTO sessions(id, client, scope, started_at, la
 
 const insertTurnSQL = `INSERT INTO turns(session_id, turn_num, turn_type, api, model, stream, request, request_form,
 	response_text, reasoning, tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms,
-	status, error, injected, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	status, error, injected, created_at, cut_messages_before, cut_messages_after, cut_tokens_before, cut_tokens_after)
+	VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
 // bySession splits turns into groups of the same session, each in the
 // order given, the groups in the order their sessions first appear.
@@ -191,7 +197,7 @@ func insertTurn(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, t *Turn, req 
 	}
 	res, err := insert.ExecContext(ctx, t.SessionID, t.TurnNum, t.Type, t.API, t.Model, t.Stream, req, form, t.ResponseText, t.Reasoning,
 		t.ToolCalls, t.FinishReason, t.PromptTokens, t.CompletionTokens, t.LatencyMS, t.TTFBMS, t.Status,
-		t.Error, t.Injected, t.CreatedAt.UnixMilli())
+		t.Error, t.Injected, t.CreatedAt.UnixMilli(), t.CutMessagesBefore, t.CutMessagesAfter, t.CutTokensBefore, t.CutTokensAfter)
 	if err != nil {
 		return fmt.Errorf("record turn %s/%d: %w", t.SessionID, t.TurnNum, err)
 	}
@@ -273,7 +279,8 @@ func (db *DB) RecentSessions(ctx context.Context, limit int) ([]Session, error) 
 }
 
 const turnCols = `id, session_id, turn_num, turn_type, api, model, stream, request, request_form, response_text, reasoning,
-	tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms, status, error, injected, created_at`
+	tool_calls, finish_reason, prompt_tokens, completion_tokens, latency_ms, ttfb_ms, status, error, injected, created_at,
+	cut_messages_before, cut_messages_after, cut_tokens_before, cut_tokens_after`
 
 // turnColsBrief is turnCols with no request (see SessionTurnsBrief).
 var turnColsBrief = strings.Replace(turnCols, "request, request_form", "NULL, 0", 1)
@@ -283,7 +290,8 @@ func scanTurn(sc interface{ Scan(...any) error }) (Turn, error) {
 	var created int64
 	err := sc.Scan(&t.ID, &t.SessionID, &t.TurnNum, &t.Type, &t.API, &t.Model, &t.Stream, &t.Request, &t.requestForm,
 		&t.ResponseText, &t.Reasoning, &t.ToolCalls, &t.FinishReason, &t.PromptTokens, &t.CompletionTokens,
-		&t.LatencyMS, &t.TTFBMS, &t.Status, &t.Error, &t.Injected, &created)
+		&t.LatencyMS, &t.TTFBMS, &t.Status, &t.Error, &t.Injected, &created,
+		&t.CutMessagesBefore, &t.CutMessagesAfter, &t.CutTokensBefore, &t.CutTokensAfter)
 	t.CreatedAt = fromMillis(created)
 	return t, err
 }

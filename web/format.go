@@ -115,3 +115,22 @@ func secretPlaceholder(set bool) string {
 }
 
 func joinKeys(keys []string) string { return strings.Join(keys, ", ") }
+
+// cutText says what the proxy cut from a turn's request to fit the
+// model's context.
+func cutText(t store.Turn) string {
+	return fmt.Sprintf("%d → %d messages, about %s → %s tokens: the oldest turns were not sent, to fit the model's context (max_context_tokens)",
+		t.CutMessagesBefore, t.CutMessagesAfter, groupDigits(t.CutTokensBefore), groupDigits(t.CutTokensAfter))
+}
+
+// groupDigits writes n with thousands separators: 34120 → "34,120".
+func groupDigits(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return "-" + groupDigits(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

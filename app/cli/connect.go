@@ -31,7 +31,8 @@ type target struct {
 	hostPort      string // the proxy's address as clients dial it
 	apiKey        string // proxy.api_key; empty when the proxy takes any key
 	model         string
-	contextWindow int
+	contextWindow int // announced to the agent (config.Config.AgentWindow)
+	cutLimit      int // the prompt tokens MetaClaw cuts at; 0 when it never cuts
 	forwardAuth   bool
 }
 
@@ -57,8 +58,10 @@ func newTarget(dir string, cfg config.Config) target {
 	if host == "" || host == "0.0.0.0" || host == "::" {
 		host = "127.0.0.1"
 	}
-	return target{dir: dir, hostPort: net.JoinHostPort(host, strconv.Itoa(cfg.Proxy.Port)), apiKey: cfg.Proxy.APIKey,
-		model: cfg.LLM.ModelID, contextWindow: cfg.Resolve().ContextWindow, forwardAuth: cfg.Proxy.ForwardClientAuth}
+	t := target{dir: dir, hostPort: net.JoinHostPort(host, strconv.Itoa(cfg.Proxy.Port)), apiKey: cfg.Proxy.APIKey,
+		model: cfg.LLM.ModelID, forwardAuth: cfg.Proxy.ForwardClientAuth}
+	t.contextWindow, t.cutLimit = agentWindow(dir, cfg)
+	return t
 }
 
 // openAIBase is the base URL for OpenAI-style clients, anthropicBase for
@@ -94,6 +97,9 @@ func printAnthropicEnv(env *Env, t target, agent string) {
 	fmt.Fprintf(env.Stdout, "To send %s through MetaClaw, set:\n\n  export ANTHROPIC_BASE_URL=%s\n", agent, t.anthropicBase())
 	if t.apiKey != "" {
 		fmt.Fprintln(env.Stdout, "  export ANTHROPIC_AUTH_TOKEN=...   # the value of proxy.api_key")
+	}
+	if t.cutLimit > 0 {
+		fmt.Fprintf(env.Stdout, "  export CLAUDE_CODE_AUTO_COMPACT_WINDOW=%d   # MetaClaw cuts history past %d tokens\n", t.contextWindow, t.cutLimit)
 	}
 	fmt.Fprintln(env.Stdout, "\nNo /v1 at the end: the Anthropic SDK adds /v1/messages itself.")
 	if t.apiKey == "" && !t.forwardAuth {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -18,8 +19,10 @@ import (
 // /v1/messages, so no /v1 in it); ANTHROPIC_AUTH_TOKEN is sent as
 // "Authorization: Bearer <value>"; the user settings file is
 // ~/.claude/settings.json, or $CLAUDE_CONFIG_DIR/settings.json. Claude Code
-// speaks the Anthropic Messages API (streaming). It has no setting for the
-// context window of a custom endpoint, so connect tells it none.
+// speaks the Anthropic Messages API (streaming).
+// CLAUDE_CODE_AUTO_COMPACT_WINDOW is the context capacity auto-compaction
+// counts against (capped at the model's own window); connect sets it to the
+// window MetaClaw cuts at, when it cuts at all.
 type claudeConnector struct{ printOnly bool }
 
 func (*claudeConnector) name() string { return "claude-code" }
@@ -43,6 +46,10 @@ func claudeEdits(r *connectRun) []fileEdit {
 	s := []setting{{key: []string{"env", "ANTHROPIC_BASE_URL"}, value: r.t.anthropicBase()}}
 	if r.t.apiKey != "" {
 		s = append(s, setting{key: []string{"env", "ANTHROPIC_AUTH_TOKEN"}, value: r.t.apiKey, secret: true})
+	}
+	if r.t.cutLimit > 0 {
+		// Claude Code compacts against this window, before MetaClaw would cut.
+		s = append(s, setting{key: []string{"env", "CLAUDE_CODE_AUTO_COMPACT_WINDOW"}, value: strconv.Itoa(r.t.contextWindow)})
 	}
 	return []fileEdit{{path: claudeSettingsPath(r), format: jsonFormat{}, settings: s}}
 }

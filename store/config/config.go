@@ -22,8 +22,8 @@ package config
 type Config struct {
 	Mode             string `key:"mode" default:"madmax" enum:"madmax|rl|skills_only" doc:"what runs: skills only, RL training as soon as a batch is full, or RL in training windows"`
 	ClawType         string `key:"claw_type" default:"openclaw" enum:"openclaw|copaw|ironclaw|picoclaw|zeroclaw|nanoclaw|nemoclaw|hermes|claude-code|none" doc:"the agent metaclaw start points at the proxy (once chosen in setup or set); none = leave every agent alone"`
-	MaxContextTokens int    `key:"max_context_tokens" default:"20000" min:"0" doc:"prompt token limit before the oldest turns are truncated; 0 turns truncation off"`
-	ContextWindow    int    `key:"context_window" default:"0" min:"0" doc:"context window announced to the agent; 0 = auto (200000 in skills_only, 32768 in rl/madmax)"`
+	MaxContextTokens int    `key:"max_context_tokens" default:"0" min:"0" doc:"prompt token limit past which the oldest turns are cut; 0 = auto: never toward llm.* (the agent compacts its own history), the trained model's context (max_context_length - max_tokens) in rl/madmax"`
+	ContextWindow    int    `key:"context_window" default:"0" min:"0" doc:"context window metaclaw connect announces to the agent; 0 = auto: the limit MetaClaw cuts at (see max_context_tokens), else 200000"`
 
 	// Programmatic rollout, under the reference's names.
 	OpenClawEnvDataDir     string `key:"openclaw_env_data_dir" check:"path" doc:"folder of JSONL task files ({\"task_id\", \"instruction\"}) run through the agent without its TUI; empty = off"`
@@ -41,6 +41,35 @@ type Config struct {
 	OPD       OPD       `key:"opd"`
 	Scheduler Scheduler `key:"scheduler"`
 	WeChat    WeChat    `key:"wechat"`
+	Learning  Learning  `key:"learning"`
+}
+
+// Learning bounds what learning costs the person: the model calls the
+// judge, the evolver and memory extraction make with their keys.
+type Learning struct {
+	MaxCallsPerDay int    `key:"max_calls_per_day" default:"1000" min:"0" doc:"most model calls learning makes a day (judge, evolver, extraction); past it learning pauses itself until midnight and says so; 0 = no limit"`
+	Judge          string `key:"judge" default:"auto" enum:"auto|every_turn|session_end|off" doc:"when turns are judged: auto = every main turn in rl/madmax (training needs each reward), at session end in skills_only; session_end judges only the answers evolution reads"`
+	SessionVotes   int    `key:"session_votes" default:"1" min:"1" max:"15" doc:"judge votes per turn when judging at session end (rl.prm_votes counts for every-turn judging)"`
+}
+
+// Judging modes (learning.judge as it applies).
+const (
+	JudgeEveryTurn  = "every_turn"
+	JudgeSessionEnd = "session_end"
+	JudgeOff        = "off"
+)
+
+// JudgeMode is learning.judge as it applies in the effective mode: auto
+// judges every turn where the policy trains and at session end otherwise.
+func (c *Config) JudgeMode() string {
+	switch c.Learning.Judge {
+	case "", "auto":
+		if c.Resolve().Mode == "skills_only" {
+			return JudgeSessionEnd
+		}
+		return JudgeEveryTurn
+	}
+	return c.Learning.Judge
 }
 
 // LLM is the upstream provider the agent's calls go to.

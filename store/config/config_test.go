@@ -227,12 +227,12 @@ func TestResolve(t *testing.T) {
 	t.Parallel()
 	c := Defaults()
 	e := c.Resolve()
-	if e.Mode != "skills_only" || len(e.Problems) != 2 || e.ContextWindow != 200000 {
+	if e.Mode != "skills_only" || len(e.Problems) != 2 {
 		t.Errorf("defaults resolve to %+v", e)
 	}
 	must(t, c.Set("rl.api_key", "k"))
 	must(t, c.Set("llm.api_key", "k"))
-	if e := c.Resolve(); e.Mode != "madmax" || len(e.Problems) != 0 || e.ContextWindow != 32768 {
+	if e := c.Resolve(); e.Mode != "madmax" || len(e.Problems) != 0 {
 		t.Errorf("configured resolve to %+v", e)
 	}
 }
@@ -241,5 +241,52 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestPromptLimitAndAgentWindow(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name               string
+		set                map[string]string
+		toPolicy           bool
+		policyCtx, maxTok  int
+		wantLimit          int
+		wantWindow, agentL int
+	}{
+		{name: "skills_only never cuts", set: map[string]string{"mode": "skills_only"}, wantLimit: 0, wantWindow: 200000},
+		{name: "llm turns in rl are never cut", set: map[string]string{"mode": "rl", "rl.api_key": "k"},
+			wantLimit: 0, wantWindow: 32768 - 4096, agentL: 32768 - 4096},
+		{name: "policy turns: context minus max_tokens", set: map[string]string{"mode": "rl", "rl.api_key": "k"},
+			toPolicy: true, policyCtx: 40960, maxTok: 2048, wantLimit: 40960 - 2048, wantWindow: 32768 - 4096, agentL: 32768 - 4096},
+		{name: "rl.max_tokens when the turn names none", set: map[string]string{"mode": "madmax", "rl.api_key": "k", "rl.max_tokens": "1000"},
+			toPolicy: true, policyCtx: 8000, wantLimit: 7000, wantWindow: 32768 - 1000, agentL: 32768 - 1000},
+		{name: "explicit max_context_tokens wins", set: map[string]string{"mode": "skills_only", "max_context_tokens": "20000"},
+			wantLimit: 20000, wantWindow: 20000, agentL: 20000},
+		{name: "a smaller context_window is announced", set: map[string]string{"mode": "skills_only", "max_context_tokens": "20000", "context_window": "16000"},
+			wantLimit: 20000, wantWindow: 16000, agentL: 20000},
+		{name: "a larger context_window is not", set: map[string]string{"mode": "skills_only", "max_context_tokens": "20000", "context_window": "128000"},
+			wantLimit: 20000, wantWindow: 20000, agentL: 20000},
+		{name: "context_window alone", set: map[string]string{"mode": "skills_only", "context_window": "128000"},
+			wantLimit: 0, wantWindow: 128000},
+		{name: "rl without a key runs as skills_only", set: map[string]string{"mode": "rl"}, wantWindow: 200000},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			c := Defaults()
+			for k, v := range tt.set {
+				if err := c.Set(k, v); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if got := c.PromptLimit(tt.toPolicy, tt.policyCtx, tt.maxTok); got != tt.wantLimit {
+				t.Errorf("PromptLimit = %d, want %d", got, tt.wantLimit)
+			}
+			w, l := c.AgentWindow(0)
+			if w != tt.wantWindow || l != tt.agentL {
+				t.Errorf("AgentWindow = %d, %d; want %d, %d", w, l, tt.wantWindow, tt.agentL)
+			}
+		})
 	}
 }

@@ -27,6 +27,9 @@ type Options struct {
 	// SupportedModels are listed by get_server_capabilities (default a few
 	// Qwen and Llama names). Any base model is accepted.
 	SupportedModels []string
+	// MaxContextLength is every supported model's max_context_length
+	// (default 32768).
+	MaxContextLength int
 	// VocabLo and VocabHi bound the default sampler's tokens, [lo, hi)
 	// (default [1000, 2000)).
 	VocabLo, VocabHi int
@@ -66,6 +69,9 @@ func (o Options) withDefaults() Options {
 	o.PathPrefix = strings.TrimRight(o.PathPrefix, "/")
 	if len(o.SupportedModels) == 0 {
 		o.SupportedModels = []string{"Qwen/Qwen3-8B", "Qwen/Qwen3-4B-Instruct-2507", "meta-llama/Llama-3.1-8B-Instruct"}
+	}
+	if o.MaxContextLength <= 0 {
+		o.MaxContextLength = 32768
 	}
 	if o.VocabHi <= o.VocabLo {
 		o.VocabLo, o.VocabHi = 1000, 2000

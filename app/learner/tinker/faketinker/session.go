@@ -55,7 +55,7 @@ func (s *Server) healthz(context.Context, *call) reply { return ok(map[string]st
 func (s *Server) capabilities(context.Context, *call) reply {
 	models := make([]map[string]any, 0, len(s.opts.SupportedModels))
 	for _, m := range s.opts.SupportedModels {
-		models = append(models, map[string]any{"model_name": m, "max_context_length": 32768})
+		models = append(models, map[string]any{"model_name": m, "max_context_length": s.opts.MaxContextLength})
 	}
 	return ok(map[string]any{"supported_models": models})
 }
