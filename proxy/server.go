@@ -64,7 +64,7 @@ type Server struct {
 	policyClient *client
 	rec          *asyncRecorder
 	models       *modelCache
-	cutsWarned   onceSet // sessions whose cut was logged
+	cutsWarned   onceSet         // sessions whose cut was logged
 	baseCtx      context.Context // cancelled when Serve returns: ends upstream calls
 	cancelAll    context.CancelFunc
 }

@@ -85,6 +85,8 @@ type Result struct {
 	Reason     string  // with StatusRejected, StatusSkipped or StatusEmpty: why
 	Generation int     // the skill generation after the run
 	TurnIDs    []int64 // the turns shown to the model
+	// Excerpt is the start of the model's answer (StatusRejected).
+	Excerpt string
 	// Changed are the operations that changed a skill (StatusApplied);
 	// an output whose operations change nothing is StatusEmpty.
 	Changed []store.SkillChange
@@ -269,7 +271,7 @@ func (e *Evolver) rejected(ctx context.Context, res Result, rawOps, why, answer 
 	if err != nil {
 		return res, err
 	}
-	res.Status, res.Reason, res.Generation = StatusRejected, why, gen
+	res.Status, res.Reason, res.Generation, res.Excerpt = StatusRejected, why, gen, clean(answer, 300)
 	evo := store.Evolution{Generation: gen, SessionID: res.SessionID, Status: StatusRejected, Ops: rawOps, Error: why}
 	if err := e.db.LogEvolution(ctx, evo); err != nil {
 		return res, fmt.Errorf("evolve session %s: %w", res.SessionID, err)

@@ -40,6 +40,9 @@ func (e *AnswerError) Error() string {
 
 func (e *AnswerError) Unwrap() error { return e.Err }
 
+// AnswerExcerpt returns the start of the model's answer.
+func (e *AnswerError) AnswerExcerpt() string { return e.Excerpt }
+
 // The answers judges give besides the JSON object the rubric asks for: the
 // reference's "Score: 1" line (the last one counts, as a model may think
 // aloud first) and \boxed{1}.

@@ -122,29 +122,42 @@ func (c *Client) Model() string { return c.ep.Model }
 // ErrEmpty is returned when the model answered with no text.
 var ErrEmpty = errors.New("empty completion")
 
+// Usage is the tokens one completion took, as the provider reported them
+// (zero when it did not).
+type Usage struct {
+	PromptTokens, CompletionTokens int
+}
+
 // Complete sends one system and one user message and returns the answer's
 // text. ctx bounds the whole call, retries included.
 func (c *Client) Complete(ctx context.Context, system, user string, opts Options) (string, error) {
+	text, _, err := c.CompleteUsage(ctx, system, user, opts)
+	return text, err
+}
+
+// CompleteUsage is Complete that also returns the tokens the answer took.
+func (c *Client) CompleteUsage(ctx context.Context, system, user string, opts Options) (string, Usage, error) {
 	if opts.MaxTokens <= 0 {
 		opts.MaxTokens = DefaultMaxTokens
 	}
 	var text string
+	var u Usage
 	var err error
 	if c.ep.API == APIAnthropic {
-		text, err = c.completeAnthropic(ctx, system, user, opts)
+		text, u, err = c.completeAnthropic(ctx, system, user, opts)
 	} else {
-		text, err = c.completeOpenAI(ctx, system, user, opts)
+		text, u, err = c.completeOpenAI(ctx, system, user, opts)
 	}
 	if err != nil {
-		return "", fmt.Errorf("%s completion (%s): %w", c.ep.API, c.ep.Model, err)
+		return "", u, fmt.Errorf("%s completion (%s): %w", c.ep.API, c.ep.Model, err)
 	}
 	if strings.TrimSpace(text) == "" {
-		return "", fmt.Errorf("%s completion (%s): %w", c.ep.API, c.ep.Model, ErrEmpty)
+		return "", u, fmt.Errorf("%s completion (%s): %w", c.ep.API, c.ep.Model, ErrEmpty)
 	}
-	return text, nil
+	return text, u, nil
 }
 
-func (c *Client) completeOpenAI(ctx context.Context, system, user string, opts Options) (string, error) {
+func (c *Client) completeOpenAI(ctx context.Context, system, user string, opts Options) (string, Usage, error) {
 	req := chatRequest{
 		Model:    c.ep.Model,
 		Messages: []chatMessage{{Role: "system", Content: system}, {Role: "user", Content: user}},
@@ -170,15 +183,16 @@ func (c *Client) completeOpenAI(ctx context.Context, system, user string, opts O
 		err = c.post.PostJSON(ctx, url, req, &res)
 	}
 	if err != nil {
-		return "", err
+		return "", Usage{}, err
 	}
+	u := Usage{PromptTokens: res.Usage.PromptTokens, CompletionTokens: res.Usage.CompletionTokens}
 	if len(res.Choices) == 0 {
-		return "", errors.New("no choices in response")
+		return "", u, errors.New("no choices in response")
 	}
-	return res.Choices[0].Message.Content, nil
+	return res.Choices[0].Message.Content, u, nil
 }
 
-func (c *Client) completeAnthropic(ctx context.Context, system, user string, opts Options) (string, error) {
+func (c *Client) completeAnthropic(ctx context.Context, system, user string, opts Options) (string, Usage, error) {
 	req := messagesRequest{
 		Model:     c.ep.Model,
 		MaxTokens: opts.MaxTokens,
@@ -189,7 +203,7 @@ func (c *Client) completeAnthropic(ctx context.Context, system, user string, opt
 	}
 	var res messagesResponse
 	if err := c.post.PostJSON(ctx, AnthropicRoot(c.ep.BaseURL)+"/v1/messages", req, &res); err != nil {
-		return "", err
+		return "", Usage{}, err
 	}
 	var b strings.Builder
 	for _, blk := range res.Content {
@@ -197,7 +211,7 @@ func (c *Client) completeAnthropic(ctx context.Context, system, user string, opt
 			b.WriteString(blk.Text)
 		}
 	}
-	return b.String(), nil
+	return b.String(), Usage{PromptTokens: res.Usage.InputTokens, CompletionTokens: res.Usage.OutputTokens}, nil
 }
 
 // ReasoningModel reports whether an OpenAI model id names a reasoning model

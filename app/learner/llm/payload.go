@@ -31,6 +31,10 @@ type chatResponse struct {
 			Content string `json:"content"` // null reads as ""
 		} `json:"message"`
 	} `json:"choices"`
+	Usage struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
 }
 
 // messagesRequest is an Anthropic Messages request.
@@ -57,4 +61,8 @@ type textBlock struct {
 // content blocks, of which only "text" ones are kept.
 type messagesResponse struct {
 	Content []textBlock `json:"content"`
+	Usage   struct {
+		InputTokens  int `json:"input_tokens"`
+		OutputTokens int `json:"output_tokens"`
+	} `json:"usage"`
 }
