@@ -23,7 +23,9 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -70,7 +72,9 @@ type App struct {
 	proxy       *proxy.Server
 	subscribers []func(proxy.Event) // receivers of the proxy's events
 	learner     *learner.Learner
-	web         *web.Server // nil when the web page could not bind
+	meter       *usage.Meter      // learning's calls, budget and health
+	skills      *skills.Retriever // nil when skills are off
+	web         *web.Server       // nil when the web page could not bind
 	pause       pauseCache
 	policy      *policy.Server      // the trained policy; nil in skills_only (policy.go)
 	policyCtx   atomic.Int64        // its model's context length, 0 until known
@@ -159,6 +163,7 @@ func (a *App) Start(ctx context.Context) error {
 		a.log.Warn("setup needed", "problem", p)
 	}
 	a.started = time.Now()
+	a.meter = usage.New(usage.Options{DB: a.db, Logger: a.log.With("part", "learner"), MaxCallsPerDay: cfg.Learning.MaxCallsPerDay})
 	var injectors []proxy.Injector
 	if inj := a.setupSkills(ctx, cfg); inj != nil {
 		injectors = append(injectors, inj)

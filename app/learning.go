@@ -57,10 +57,14 @@ func (a *App) SetPaused(paused bool) error {
 // startLearner runs the judge and skill evolution, fed by the proxy's
 // events.
 func (a *App) startLearner(ctx context.Context) {
-	a.learner = learner.New(learner.Options{DB: a.db, Config: a.Config(), Logger: a.log.With("part", "learner"), Paused: a.Paused})
+	opts := learner.Options{DB: a.db, Config: a.Config(), Logger: a.log.With("part", "learner"), Paused: a.Paused, Meter: a.meter}
+	if a.skills != nil {
+		opts.Skills = a.skills
+	}
+	a.learner = learner.New(opts)
 	a.subscribe(func(ev proxy.Event) {
 		a.learner.Notify(learner.Event{Kind: ev.Kind, SessionID: ev.SessionID, TurnID: ev.TurnID,
-			TurnType: ev.TurnType, Reason: ev.Reason, At: ev.At})
+			TurnType: ev.TurnType, Fresh: ev.Fresh, Reason: ev.Reason, At: ev.At})
 	})
 	a.goService(ctx, "learner", a.learner.Serve)
 }

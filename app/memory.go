@@ -9,6 +9,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -38,7 +39,8 @@ func (a *App) memoryOptions(cfg config.Config) memory.Options {
 	if ep, err := memory.EndpointFrom(cfg); err != nil {
 		a.log.Warn("memory extraction will use the rule-based extractor only", "why", err)
 	} else {
-		opts.Completer = llm.New(ep)
+		opts.Completer = a.meter.Metered(usage.Extraction, llm.New(ep))
+		opts.Outcome = func(err error) { a.meter.Outcome(usage.Extraction, err) }
 	}
 	if e := a.memoryEmbedder(cfg); e != nil {
 		opts.Embedder = e
@@ -78,7 +80,7 @@ func (m *memoryParts) api(db *store.DB) proxy.MemoryService { return memoryAPI{s
 // startMemory feeds the proxy's events to the memory service and runs it.
 func (a *App) startMemory(ctx context.Context, m *memoryParts) {
 	a.subscribe(func(ev proxy.Event) {
-		m.svc.Notify(memory.Event{Kind: ev.Kind, SessionID: ev.SessionID, TurnID: ev.TurnID, TurnType: ev.TurnType})
+		m.svc.Notify(memory.Event{Kind: ev.Kind, SessionID: ev.SessionID, TurnID: ev.TurnID, TurnType: ev.TurnType, Fresh: ev.Fresh})
 	})
 	a.goService(ctx, "memory", m.svc.Serve)
 }

@@ -44,7 +44,8 @@ func (a *App) setupSkills(ctx context.Context, cfg config.Config) proxy.Injector
 	if !cfg.Skills.Enabled {
 		return nil
 	}
-	return skillInjector{r: skills.NewRetriever(a.db, skills.OptionsFrom(cfg.Skills), a.embedder(cfg))}
+	a.skills = skills.NewRetriever(a.db, skills.OptionsFrom(cfg.Skills), a.embedder(cfg))
+	return skillInjector{r: a.skills}
 }
 
 // embedder returns the embedding client for embedding or hybrid retrieval,

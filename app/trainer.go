@@ -27,7 +27,7 @@ func (a *App) startTrainer(ctx context.Context) {
 	}
 	opts := trainer.Options{DB: a.db, Client: tc, Config: cfg, Codec: a.policy, Paused: a.Paused,
 		Publish: a.policy.UseCheckpoint, Logger: log}
-	if j := learner.BuildJudge(cfg, log); j != nil {
+	if j := learner.BuildJudge(cfg, cfg.RL.PRMVotes, a.meter, log); j != nil {
 		opts.Judge = j
 	}
 	if s := a.Scheduler(); s != nil {

@@ -67,7 +67,7 @@ func (b *fakeBrain) reply(_ *http.Request, body []byte) fakeupstream.Reply {
 }
 
 // startBrain starts a fake upstream played by a fakeBrain.
-func startBrain(t *testing.T) (*fakeupstream.Server, string, *fakeBrain) {
+func startBrain(t testing.TB) (*fakeupstream.Server, string, *fakeBrain) {
 	t.Helper()
 	up := fakeupstream.New()
 	base, err := up.Start()
@@ -82,7 +82,7 @@ func startBrain(t *testing.T) (*fakeupstream.Server, string, *fakeBrain) {
 
 // startAppWith starts the app in skills_only against upstream with extra
 // settings on top of startApp's.
-func startAppWith(t *testing.T, upstream string, extra map[string]string) (*App, string) {
+func startAppWith(t testing.TB, upstream string, extra map[string]string) (*App, string) {
 	t.Helper()
 	home := t.TempDir()
 	db, err := store.Open(filepath.Join(home, "metaclaw.db"))
@@ -116,11 +116,11 @@ func startAppWith(t *testing.T, upstream string, extra map[string]string) (*App,
 // agentClient is an OpenAI SDK client of the proxy; ask sends one user
 // message in a session, ending it when done.
 type agentClient struct {
-	t *testing.T
+	t testing.TB
 	c openai.Client
 }
 
-func newAgent(t *testing.T, proxyURL string) *agentClient {
+func newAgent(t testing.TB, proxyURL string) *agentClient {
 	return &agentClient{t: t, c: openai.NewClient(option.WithBaseURL(proxyURL+"/v1"), option.WithAPIKey("k"), option.WithMaxRetries(0))}
 }
 

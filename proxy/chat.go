@@ -20,6 +20,7 @@ func (s *Server) handleChat(c *fiber.Ctx) error {
 		return sendRequestError(c, err)
 	}
 	conv := openaiConv(texts)
+	ts.fresh = endsWithPerson(conv)
 	if ts.id, err = s.identifyRequest(c, req.Field, req.DeleteField, conv); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_header", err.Error())
 	}

@@ -21,6 +21,7 @@ func (s *Server) handleMessages(c *fiber.Ctx) error {
 	if err != nil {
 		return sendRequestError(c, err)
 	}
+	ts.fresh = endsWithPerson(conv)
 	if ts.id, err = s.identifyRequest(c, req.Field, req.DeleteField, conv); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_header", err.Error())
 	}

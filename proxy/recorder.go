@@ -33,8 +33,12 @@ type Event struct {
 	SessionID string
 	TurnID    int64  // EventTurnRecorded
 	TurnType  string // EventTurnRecorded
-	Reason    string // EventSessionEnded: "done" (X-Session-Done) or "idle"
-	At        time.Time
+	// Fresh (EventTurnRecorded) says the turn's request ends with the
+	// person's own words, not with tool results: a turn of a tool loop
+	// adds nothing new to learn from.
+	Fresh  bool
+	Reason string // EventSessionEnded: "done" (X-Session-Done) or "idle"
+	At     time.Time
 }
 
 // RecorderStats counts what the background recorder did.
@@ -49,6 +53,7 @@ type RecorderStats struct {
 type recordItem struct {
 	turn        *store.Turn
 	sessionDone bool
+	fresh       bool // the request ends with the person's words (Event.Fresh)
 	// fill, when set, completes the turn on the recorder's goroutine (e.g.
 	// parsing a response body), keeping that work off the request path.
 	fill func(*store.Turn)
@@ -71,9 +76,9 @@ func newAsyncRecorder(rec Recorder, log *slog.Logger, size int, now func() time.
 	return &asyncRecorder{rec: rec, log: log, queue: make(chan recordItem, size), events: make(chan Event, 1024), now: now}
 }
 
-func (r *asyncRecorder) enqueue(t *store.Turn, sessionDone bool, fill func(*store.Turn)) {
+func (r *asyncRecorder) enqueue(t *store.Turn, sessionDone, fresh bool, fill func(*store.Turn)) {
 	select {
-	case r.queue <- recordItem{turn: t, sessionDone: sessionDone, fill: fill}:
+	case r.queue <- recordItem{turn: t, sessionDone: sessionDone, fresh: fresh, fill: fill}:
 	default:
 		r.dropped.Add(1)
 	}
@@ -179,7 +184,7 @@ func (r *asyncRecorder) write(ctx context.Context, batch []recordItem) {
 	r.recorded.Add(int64(len(turns)))
 	for _, it := range batch {
 		t := it.turn
-		r.publish(Event{Kind: EventTurnRecorded, SessionID: t.SessionID, TurnID: t.ID, TurnType: t.Type, At: t.CreatedAt})
+		r.publish(Event{Kind: EventTurnRecorded, SessionID: t.SessionID, TurnID: t.ID, TurnType: t.Type, Fresh: it.fresh, At: t.CreatedAt})
 		if it.sessionDone {
 			r.endSession(ctx, t.SessionID, "done")
 		}

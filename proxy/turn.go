@@ -29,6 +29,7 @@ type turnState struct {
 	policy   bool   // this turn goes to the Policy first
 	sampleID int64  // the Policy's training sample for this turn, 0 if none
 	cut      cut    // what truncation removed (zero: nothing)
+	fresh    bool   // the request ends with the person's own words
 }
 
 // response is what the upstream answered, reduced for recording.
@@ -203,7 +204,7 @@ func (s *Server) record(ts *turnState, status int, errMsg string, fill func() re
 	if fill != nil {
 		f = func(t *store.Turn) { applyResponse(t, fill()) }
 	}
-	s.rec.enqueue(t, ts.id.sessionDone, f)
+	s.rec.enqueue(t, ts.id.sessionDone, ts.fresh, f)
 }
 
 func applyResponse(t *store.Turn, r response) {
@@ -234,4 +235,10 @@ func redactSecrets(s string, secrets ...string) string {
 		}
 	}
 	return s
+}
+
+// endsWithPerson reports whether a conversation ends with the person's own
+// message (a tool result is a "tool" message).
+func endsWithPerson(conv []ConvMessage) bool {
+	return len(conv) > 0 && conv[len(conv)-1].Role == "user"
 }

@@ -139,7 +139,10 @@ type Evolution struct {
 	Status     string // applied, rejected, empty
 	Ops        string // JSON of the operations
 	Error      string
-	CreatedAt  int64
+	// StaleSamples is how many waiting training samples the evolution
+	// made stale: those whose prompt it changed.
+	StaleSamples int
+	CreatedAt    int64
 }
 
 // EvolutionResult is what ApplyEvolution did.
@@ -238,7 +241,7 @@ func logEvolution(ctx context.Context, tx *sql.Tx, evo Evolution) error {
 
 // Evolutions returns the most recent evolutions, newest first.
 func (db *DB) Evolutions(ctx context.Context, limit int) ([]Evolution, error) {
-	rows, err := db.sql.QueryContext(ctx, `SELECT id, generation, session_id, status, ops, error, created_at
+	rows, err := db.sql.QueryContext(ctx, `SELECT id, generation, session_id, status, ops, error, stale_samples, created_at
 		FROM evolutions ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list evolutions: %w", err)
@@ -247,7 +250,7 @@ func (db *DB) Evolutions(ctx context.Context, limit int) ([]Evolution, error) {
 	var out []Evolution
 	for rows.Next() {
 		var e Evolution
-		if err := rows.Scan(&e.ID, &e.Generation, &e.SessionID, &e.Status, &e.Ops, &e.Error, &e.CreatedAt); err != nil {
+		if err := rows.Scan(&e.ID, &e.Generation, &e.SessionID, &e.Status, &e.Ops, &e.Error, &e.StaleSamples, &e.CreatedAt); err != nil {
 			return nil, err
 		}
 		out = append(out, e)

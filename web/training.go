@@ -28,11 +28,12 @@ type PolicyStatus struct {
 
 // How much of the training record the page shows.
 const (
-	chartSteps   = 200 // steps drawn in the charts
-	tableSteps   = 50
-	tableRuns    = 20
-	tableCkpts   = 60
-	tableSamples = 30
+	chartSteps      = 200 // steps drawn in the charts
+	tableSteps      = 50
+	tableRuns       = 20
+	tableCkpts      = 60
+	tableSamples    = 30
+	tableEvolutions = 10
 )
 
 // sampleCounts are the samples by status.
@@ -64,7 +65,8 @@ type trainingViewData struct {
 	Runs                                     []store.TrainingRun
 	Checkpoints                              []store.Checkpoint
 	Samples                                  []sampleRow
-	Err                                      string // why a rollback was refused
+	Evolutions                               []store.Evolution // applied ones, newest first
+	Err                                      string            // why a rollback was refused
 }
 
 // trainingView is the training page.
@@ -120,6 +122,15 @@ func (s *Server) loadRecords(ctx context.Context, d *trainingViewData) error {
 	}
 	if d.Checkpoints, err = s.opts.DB.Checkpoints(ctx, "", tableCkpts); err != nil {
 		return err
+	}
+	evos, err := s.opts.DB.Evolutions(ctx, 50)
+	if err != nil {
+		return err
+	}
+	for _, e := range evos {
+		if e.Status == "applied" && len(d.Evolutions) < tableEvolutions {
+			d.Evolutions = append(d.Evolutions, e)
+		}
 	}
 	samples, err := s.opts.DB.RecentSamples(ctx, tableSamples)
 	if err != nil {
@@ -213,7 +224,7 @@ func servable(ck store.Checkpoint, baseModel string) bool {
 func policyState(p PolicyStatus) (string, string) {
 	switch {
 	case !p.Enabled:
-		return "not used", "badge"
+		return "off", "badge"
 	case p.Ready:
 		return "serving", "badge good"
 	}
@@ -285,4 +296,12 @@ func recordClass(status string) string {
 		return "badge warn"
 	}
 	return "badge"
+}
+
+// millisTime reads unix milliseconds.
+func millisTime(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
 }

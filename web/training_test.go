@@ -300,8 +300,9 @@ func TestTrainingRollback(t *testing.T) {
 	}
 }
 
-// TestTrainingPageEmpty shows a fresh install: no record, the policy not
-// used, nothing to roll back to but the base model.
+// TestTrainingPageEmpty shows a fresh install in skills_only: no record,
+// and the page says no trained model is served — not "not used" beside a
+// green "serving the base model".
 func TestTrainingPageEmpty(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -310,13 +311,19 @@ func TestTrainingPageEmpty(t *testing.T) {
 	if p.status != http.StatusOK {
 		t.Fatalf("status %d", p.status)
 	}
-	for _, id := range []string{"no-loss", "no-reward", "no-steps", "no-runs", "no-checkpoints", "no-samples", "serving-base"} {
+	for _, id := range []string{"no-loss", "no-reward", "no-steps", "no-runs", "no-checkpoints", "no-samples", "serving-none",
+		"policy-off", "no-evolutions"} {
 		if count(p.body, id) != 1 {
 			t.Errorf("page lacks %s", id)
 		}
 	}
-	if got := testidText(p.body, "policy-state"); got != "not used" {
-		t.Errorf("policy state %q", got)
+	for _, id := range []string{"serving-base", "serving-checkpoint"} {
+		if count(p.body, id) != 0 {
+			t.Errorf("skills_only page shows %s", id)
+		}
+	}
+	if got := testidText(p.body, "policy-state"); got != "off" {
+		t.Errorf("policy state %q, want off", got)
 	}
 }
 

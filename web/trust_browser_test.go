@@ -24,6 +24,14 @@ func TestBrowserTrust(t *testing.T) {
 	if err := e.db.RecordTurns(context.Background(), []*store.Turn{cutTurn, whole}); err != nil {
 		t.Fatal(err)
 	}
+	ctx0 := context.Background()
+	add := []store.SkillChange{{Op: "add", Input: store.SkillInput{Name: "ask-first", Description: "d", Body: "b"}}}
+	if _, err := e.db.ApplyEvolution(ctx0, add, store.Evolution{SessionID: "long"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.db.AddEvolutionStale(ctx0, 1, 3); err != nil {
+		t.Fatal(err)
+	}
 	login, err := e.srv.LoginURL(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -44,5 +52,18 @@ func TestBrowserTrust(t *testing.T) {
 		if strings.Contains(html(t, ctx), `data-testid="turn-cut"`) {
 			t.Error("a turn that was not cut says it was")
 		}
+	})
+	t.Run("training in skills_only", func(t *testing.T) {
+		run(t, ctx, "open training", chromedp.Navigate(e.base+"/training"), chromedp.WaitVisible(tid("evolutions-table")))
+		body := html(t, ctx)
+		if got := testidText(body, "evolution-stale"); got != "3" {
+			t.Errorf("evolution's stale samples %q, want 3", got)
+		}
+		if testidText(body, "policy-state") != "off" || !strings.Contains(body, `data-testid="serving-none"`) ||
+			strings.Contains(body, `data-testid="serving-base"`) || strings.Contains(body, "not used") {
+			t.Errorf("skills_only training page: state %q, serving-none %v", testidText(body, "policy-state"),
+				strings.Contains(body, `data-testid="serving-none"`))
+		}
+		sh.take(ctx, "training skills_only")
 	})
 }

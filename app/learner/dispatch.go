@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // sessionState is what the dispatcher remembers of an open session, so
@@ -12,13 +13,16 @@ import (
 type sessionState struct {
 	lastMain  int64 // id of the latest main turn seen
 	mainCount int   // main turns so far
+	fresh     int   // main turns that brought the person's words, seen by this run
 }
 
 // judgeJob asks for turn to be scored with next as evidence (0: session
-// end).
+// end), or with whole for the session's requests to be scored at its end
+// (judgeSession).
 type judgeJob struct {
 	session    string
 	turn, next int64
+	whole      bool
 }
 
 // evolveJob asks for the evolver to run on a session.
@@ -47,7 +51,8 @@ func (l *Learner) dispatch(ctx context.Context) {
 }
 
 // onTurn scores the session's previous main turn with this one as
-// evidence, and evolves every N main turns.
+// evidence (when every turn is judged), and evolves every N main turns
+// that brought the person's words.
 func (l *Learner) onTurn(ctx context.Context, ev Event) {
 	if ev.TurnType == store.TurnSide {
 		return
@@ -69,11 +74,15 @@ func (l *Learner) onTurn(ctx context.Context, ev Event) {
 	}
 	st.lastMain = ev.TurnID
 	st.mainCount++
-	if prev != 0 {
+	cfg, _, _ := l.current()
+	if prev != 0 && cfg.JudgeMode() == config.JudgeEveryTurn {
 		l.enqueueJudge(judgeJob{session: ev.SessionID, turn: prev, next: ev.TurnID})
 	}
-	cfg, _, _ := l.current()
-	if n := cfg.Skills.EvolveEveryTurns; cfg.Skills.AutoEvolve && n > 0 && st.mainCount%n == 0 {
+	if !ev.Fresh {
+		return
+	}
+	st.fresh++
+	if n := cfg.Skills.EvolveEveryTurns; cfg.Skills.AutoEvolve && n > 0 && st.fresh%n == 0 {
 		l.enqueueEvolve(ev.SessionID, "every_n_turns")
 	}
 }
@@ -87,10 +96,15 @@ func (l *Learner) onSessionEnd(ctx context.Context, ev Event) {
 		l.log.Error("learner: read session", "session", ev.SessionID, "error", err)
 		return
 	}
-	if st.lastMain != 0 {
+	cfg, _, _ := l.current()
+	switch {
+	case st.lastMain == 0:
+	case cfg.JudgeMode() == config.JudgeEveryTurn:
 		l.enqueueJudge(judgeJob{session: ev.SessionID, turn: st.lastMain})
+	case cfg.JudgeMode() == config.JudgeSessionEnd:
+		l.enqueueJudge(judgeJob{session: ev.SessionID, whole: true})
 	}
-	if cfg, _, _ := l.current(); cfg.Skills.AutoEvolve && st.mainCount > 0 {
+	if cfg.Skills.AutoEvolve && st.mainCount > 0 {
 		l.enqueueEvolve(ev.SessionID, "session_end")
 	}
 }

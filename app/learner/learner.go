@@ -26,6 +26,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/evolve"
 	"github.com/metaclaw/metaclaw/app/learner/judge"
 	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -42,8 +43,12 @@ type Event struct {
 	SessionID string
 	TurnID    int64  // EventTurnRecorded
 	TurnType  string // EventTurnRecorded: "main" or "side"
-	Reason    string // EventSessionEnded: "done", "idle", …
-	At        time.Time
+	// Fresh (EventTurnRecorded) says the turn's request ends with the
+	// person's own words; the turns of a tool loop do not count towards
+	// skills.evolution_every_n_turns.
+	Fresh  bool
+	Reason string // EventSessionEnded: "done", "idle", …
+	At     time.Time
 }
 
 // Defaults of Options.
@@ -66,6 +71,13 @@ type Options struct {
 	QueueSize        int              // events and judge jobs waiting; 0 = DefaultQueueSize
 	JudgeConcurrency int              // turns judged at once; 0 = DefaultJudgeConcurrency
 	DrainTimeout     time.Duration    // wait for in-flight work at shutdown; 0 = DefaultDrainTimeout
+	// Skills is the skill retriever injection uses; after an evolution it
+	// tells which training samples' prompts would now receive other
+	// skills (nil: only changed skills they were given count).
+	Skills SkillSelector
+	// Meter counts and bounds the judge's and the evolver's calls and
+	// watches their outcomes (nil: neither).
+	Meter *usage.Meter
 }
 
 // Stats counts what the learner did since it was made.
@@ -82,11 +94,13 @@ type Stats struct {
 
 // Learner is the learning service. Make it with New.
 type Learner struct {
-	db     *store.DB
-	log    *slog.Logger
-	paused func() bool
-	now    func() time.Time
-	opts   Options
+	db       *store.DB
+	log      *slog.Logger
+	selector SkillSelector
+	meter    *usage.Meter
+	paused   func() bool
+	now      func() time.Time
+	opts     Options
 
 	events     chan Event
 	judgeJobs  chan judgeJob
@@ -128,6 +142,7 @@ func New(opts Options) *Learner {
 	}
 	l := &Learner{
 		db: opts.DB, log: opts.Logger.With("component", "learner"), paused: opts.Paused, now: opts.Now, opts: opts,
+		selector: opts.Skills, meter: opts.Meter,
 		events:     make(chan Event, opts.QueueSize),
 		judgeJobs:  make(chan judgeJob, opts.QueueSize),
 		evolveJobs: make(chan evolveJob, 64),
@@ -156,12 +171,25 @@ func (l *Learner) SetConfig(cfg config.Config) {
 	l.mu.Unlock()
 }
 
-func (l *Learner) buildJudge(cfg config.Config) *judge.Judge { return BuildJudge(cfg, l.log) }
+func (l *Learner) buildJudge(cfg config.Config) *judge.Judge {
+	votes := cfg.RL.PRMVotes
+	switch cfg.JudgeMode() {
+	case config.JudgeOff:
+		l.log.Info("judge off: learning.judge is off")
+		return nil
+	case config.JudgeSessionEnd:
+		if votes > 0 {
+			votes = cfg.Learning.SessionVotes
+		}
+	}
+	return BuildJudge(cfg, votes, l.meter, l.log)
+}
 
-// BuildJudge makes the judge rl.* configures, or returns nil (saying why
-// in the log) when the judge is off or has no endpoint.
-func BuildJudge(cfg config.Config, log *slog.Logger) *judge.Judge {
-	if cfg.RL.PRMVotes <= 0 {
+// BuildJudge makes the judge rl.* configures, asking votes votes per turn,
+// its calls metered by meter (nil: not metered), or returns nil (saying
+// why in the log) when the judge is off or has no endpoint.
+func BuildJudge(cfg config.Config, votes int, meter *usage.Meter, log *slog.Logger) *judge.Judge {
+	if votes <= 0 {
 		log.Info("judge off: rl.prm_votes is 0")
 		return nil
 	}
@@ -170,7 +198,7 @@ func BuildJudge(cfg config.Config, log *slog.Logger) *judge.Judge {
 		log.Warn("judge off", "error", err)
 		return nil
 	}
-	return judge.New(judge.Options{Client: llm.New(ep), Model: ep.Model, Votes: cfg.RL.PRMVotes})
+	return judge.New(judge.Options{Client: meter.Metered(usage.Judge, llm.New(ep)), Model: ep.Model, Votes: votes})
 }
 
 func (l *Learner) buildEvolver(cfg config.Config) *evolve.Evolver {
@@ -179,7 +207,7 @@ func (l *Learner) buildEvolver(cfg config.Config) *evolve.Evolver {
 		l.log.Warn("skill evolver off", "error", err)
 		return nil
 	}
-	return evolve.New(evolve.Options{DB: l.db, Client: llm.New(ep), Logger: l.log})
+	return evolve.New(evolve.Options{DB: l.db, Client: l.meter.Metered(usage.Evolver, llm.New(ep)), Logger: l.log})
 }
 
 // current returns the configuration and components in use.
@@ -230,6 +258,7 @@ func (l *Learner) Serve(ctx context.Context) error {
 		wg.Go(func() { l.judgeWorker(ctx, work) })
 	}
 	wg.Go(func() { l.evolveWorker(ctx, work) })
+	wg.Go(func() { l.checkLeftSamples(work) })
 	l.dispatch(ctx)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

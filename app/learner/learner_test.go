@@ -106,7 +106,7 @@ func (h *harness) turn(t *testing.T, session, typ, user, answer string) store.Tu
 	}
 	tt := learntest.Record(t, h.db, store.Turn{SessionID: session, Type: typ,
 		Request: learntest.OpenAIRequest(Msg{Role: "user", Text: user}), ResponseText: answer})[0]
-	h.l.Notify(learner.Event{Kind: learner.EventTurnRecorded, SessionID: session, TurnID: tt.ID, TurnType: typ, At: time.Now()})
+	h.l.Notify(learner.Event{Kind: learner.EventTurnRecorded, SessionID: session, TurnID: tt.ID, TurnType: typ, Fresh: true, At: time.Now()})
 	return tt
 }
 

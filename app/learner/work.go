@@ -1,13 +1,16 @@
 package learner
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"sync"
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/evolve"
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/judge"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -39,12 +42,25 @@ func (l *Learner) runJudge(ctx context.Context, job judgeJob) {
 	if j == nil {
 		return
 	}
+	if job.whole {
+		l.judgeSession(ctx, j, job.session)
+		return
+	}
 	turn, next, err := l.loadTurns(ctx, job)
 	if err != nil {
 		l.judgeFailed.Add(1)
 		l.log.Error("learner: read turn to judge", "session", job.session, "turn", job.turn, "error", err)
 		return
 	}
+	if next != nil && bytes.Equal(turn.Request, next.Request) {
+		return // the same request again (a retry, a tool loop resending it): the later one is judged
+	}
+	l.scoreTurn(ctx, j, turn, next)
+}
+
+// scoreTurn asks the judge about turn (next: its evidence, nil at session
+// end) and stores the score.
+func (l *Learner) scoreTurn(ctx context.Context, j *judge.Judge, turn store.Turn, next *store.Turn) {
 	if turn.Status >= 400 || turn.Error != "" {
 		return // the upstream failed; there is no answer to judge
 	}
@@ -52,17 +68,77 @@ func (l *Learner) runJudge(ctx context.Context, job judgeJob) {
 	if errors.Is(err, judge.ErrNothingToJudge) {
 		return
 	}
+	l.meter.Outcome(usage.Judge, err)
 	if err == nil {
 		err = l.db.PutScore(ctx, sc)
 	}
 	if err != nil {
 		l.judgeFailed.Add(1)
-		l.log.Warn("learner: judge failed", "session", job.session, "turn", job.turn, "error", err)
+		l.log.Warn("learner: judge failed", "session", turn.SessionID, "turn", turn.ID, "error", err)
 		return
 	}
 	l.judged.Add(1)
-	l.log.Debug("learner: turn judged", "session", job.session, "turn", job.turn, "score", sc.Score,
+	l.log.Debug("learner: turn judged", "session", turn.SessionID, "turn", turn.ID, "score", sc.Score,
 		"votes", sc.Votes, "failed_votes", sc.Failed, "evidence", sc.Evidence)
+}
+
+// judgeSession scores, at a session's end, only what the evolver reads:
+// the final answer to each of the person's latest requests (at most
+// evolve.MaxTurns among the latest evolve.MaxReadTurns main turns), each
+// with the person's next request as evidence. A tool loop or a retry that
+// repeats a request is judged once, by its last answer.
+func (l *Learner) judgeSession(ctx context.Context, j *judge.Judge, session string) {
+	turns, err := l.db.RecentSessionTurns(ctx, session, store.TurnMain, evolve.MaxReadTurns)
+	if err != nil {
+		l.judgeFailed.Add(1)
+		l.log.Error("learner: read session to judge", "session", session, "error", err)
+		return
+	}
+	for _, p := range finalAnswers(turns, evolve.MaxTurns) {
+		if ctx.Err() != nil {
+			return
+		}
+		if _, err := l.db.TurnScore(ctx, p.turn.ID); err == nil {
+			continue // scored already (the session ended before)
+		}
+		l.scoreTurn(ctx, j, p.turn, p.next)
+	}
+}
+
+// answerPick is a turn to judge and its evidence.
+type answerPick struct {
+	turn store.Turn
+	next *store.Turn // the first turn of the next request; nil: the session's end
+}
+
+// finalAnswers groups turns (in session order) into runs of the same
+// instruction and returns the last turn of the latest n runs, each with
+// the first turn of the run after it.
+func finalAnswers(turns []store.Turn, n int) []answerPick {
+	var starts []int
+	prev := "\x00"
+	for i, t := range turns {
+		ins := ""
+		if msgs, err := transcript.Texts(t.Request); err == nil {
+			ins = transcript.Instruction(msgs)
+		}
+		if i == 0 || ins != prev {
+			starts = append(starts, i)
+		}
+		prev = ins
+	}
+	var out []answerPick
+	for k := range starts {
+		end := len(turns)
+		p := answerPick{}
+		if k+1 < len(starts) {
+			end = starts[k+1]
+			p.next = &turns[end]
+		}
+		p.turn = turns[end-1]
+		out = append(out, p)
+	}
+	return out[max(0, len(out)-n):]
 }
 
 func (l *Learner) loadTurns(ctx context.Context, job judgeJob) (store.Turn, *store.Turn, error) {
@@ -105,6 +181,7 @@ func (l *Learner) runEvolve(ctx, work context.Context, job evolveJob) {
 	}
 	res, err := ev.Evolve(work, job.session)
 	if err != nil {
+		l.meter.Outcome(usage.Evolver, err)
 		l.evolveFailed.Add(1)
 		l.log.Warn("learner: skill evolution failed", "session", job.session, "trigger", job.why, "error", err)
 		return
@@ -112,10 +189,26 @@ func (l *Learner) runEvolve(ctx, work context.Context, job evolveJob) {
 	switch res.Status {
 	case evolve.StatusApplied:
 		l.evolutions.Add(1)
+		if _, err := l.CheckSamples(work); err != nil {
+			l.log.Warn("learner: check training samples after evolution", "error", err)
+		}
 	case evolve.StatusRejected:
 		l.rejected.Add(1)
+		l.meter.Outcome(usage.Evolver, &usage.AnswerError{Err: errors.New("evolver output rejected: " + res.Reason), Excerpt: res.Excerpt})
+		return
 	case evolve.StatusEmpty:
 		l.empty.Add(1)
+	}
+	if res.Status != evolve.StatusSkipped {
+		l.meter.Outcome(usage.Evolver, nil)
+	}
+}
+
+// checkLeftSamples checks the samples an earlier run left unchecked (it
+// stopped between an evolution and the check).
+func (l *Learner) checkLeftSamples(ctx context.Context) {
+	if _, err := l.CheckSamples(ctx); err != nil && ctx.Err() == nil {
+		l.log.Warn("learner: check training samples", "error", err)
 	}
 }
 

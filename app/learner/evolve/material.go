@@ -13,10 +13,12 @@ import (
 	"github.com/metaclaw/metaclaw/store"
 )
 
-// Limits on what the evolver is shown.
+// Limits on what the evolver is shown. Judging at session end scores only
+// what it reads: the final answers of at most MaxTurns requests among the
+// latest MaxReadTurns main turns.
 const (
-	maxTurns        = 8    // turns shown
-	maxReadTurns    = 48   // latest main turns read to choose them from
+	MaxTurns        = 8    // turns shown
+	MaxReadTurns    = 48   // latest main turns read to choose them from
 	maxTurnText     = 1200 // instruction, response, next message: bytes each
 	maxToolArgs     = 300
 	maxToolCalls    = 6
@@ -71,7 +73,7 @@ func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, erro
 	// Only the latest turns are read with their bodies: each request holds
 	// the whole conversation so far, so reading a long session in full is
 	// quadratic, and evolution runs every few turns anyway.
-	turns, err := e.db.RecentSessionTurns(ctx, sessionID, store.TurnMain, maxReadTurns)
+	turns, err := e.db.RecentSessionTurns(ctx, sessionID, store.TurnMain, MaxReadTurns)
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +95,7 @@ func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, erro
 
 func (e *Evolver) readTurn(ctx context.Context, t store.Turn) (shownTurn, error) {
 	st := shownTurn{turn: t}
-	if msgs, err := transcript.Parse(t.Request); err == nil {
+	if msgs, err := transcript.Texts(t.Request); err == nil {
 		st.instruction = transcript.Instruction(msgs)
 	}
 	sc, err := e.db.TurnScore(ctx, t.ID)
@@ -117,7 +119,7 @@ func linkNext(turns []shownTurn) {
 }
 
 // selectTurns keeps the turns with a response that scored ≤ 0, or every
-// turn with a response when none is scored; at most maxTurns, the worst and
+// turn with a response when none is scored; at most MaxTurns, the worst and
 // most recent first, shown in session order.
 func selectTurns(all []shownTurn) ([]shownTurn, bool) {
 	byScore := false
@@ -133,7 +135,7 @@ func selectTurns(all []shownTurn) ([]shownTurn, bool) {
 			sel = append(sel, t)
 		}
 	}
-	if len(sel) > maxTurns {
+	if len(sel) > MaxTurns {
 		sort.SliceStable(sel, func(i, j int) bool {
 			si, sj := scoreOf(sel[i]), scoreOf(sel[j])
 			if si != sj {
@@ -141,7 +143,7 @@ func selectTurns(all []shownTurn) ([]shownTurn, bool) {
 			}
 			return sel[i].turn.TurnNum > sel[j].turn.TurnNum
 		})
-		sel = sel[:maxTurns]
+		sel = sel[:MaxTurns]
 		sort.SliceStable(sel, func(i, j int) bool { return sel[i].turn.TurnNum < sel[j].turn.TurnNum })
 	}
 	return sel, byScore

@@ -11,37 +11,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/app/learner/internal/jsonx"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 )
 
 // maxReason bounds a stored reason, in bytes.
 const maxReason = 500
-
-// maxExcerpt bounds the excerpt of an unreadable answer kept in an
-// AnswerError, in bytes.
-const maxExcerpt = 300
 
 // Vote is one judge answer.
 type Vote struct {
 	Score  int // -1, 0 or 1
 	Reason string
 }
-
-// AnswerError is a judge answer that could not be read as a vote. Excerpt
-// is the start of the model's answer, so that a person can see what the
-// judge said instead.
-type AnswerError struct {
-	Err     error
-	Excerpt string
-}
-
-func (e *AnswerError) Error() string {
-	return fmt.Sprintf("judge answer: %v (answer began %q)", e.Err, e.Excerpt)
-}
-
-func (e *AnswerError) Unwrap() error { return e.Err }
-
-// AnswerExcerpt returns the start of the model's answer.
-func (e *AnswerError) AnswerExcerpt() string { return e.Excerpt }
 
 // The answers judges give besides the JSON object the rubric asks for: the
 // reference's "Score: 1" line (the last one counts, as a model may think
@@ -55,7 +35,7 @@ var (
 // JSON object in text (bare, in a ```json fence or amid prose) with a
 // "score" of -1, 0 or 1 (a number, or a string such as "+1") and an
 // optional "reason"; the last \boxed{N}; the last "Score: N" (any case,
-// "=" too, Markdown bold allowed). Anything else is an *AnswerError.
+// "=" too, Markdown bold allowed). Anything else is a *usage.AnswerError.
 func ParseVote(text string) (Vote, error) {
 	v, jsonErr := parseJSONVote(text)
 	if jsonErr == nil {
@@ -77,7 +57,7 @@ func ParseVote(text string) (Vote, error) {
 }
 
 func answerError(err error, text string) error {
-	return &AnswerError{Err: err, Excerpt: shorten(strings.Join(strings.Fields(text), " "), maxExcerpt)}
+	return usage.NewAnswerError(fmt.Errorf("judge answer: %w", err), text)
 }
 
 func parseJSONVote(text string) (Vote, error) {

@@ -35,7 +35,7 @@ const (
 // exchange with the answer only.
 func ExchangeOf(t store.Turn) Exchange {
 	ex := Exchange{TurnID: t.ID, At: t.CreatedAt, Assistant: cleanAssistant(t.ResponseText)}
-	msgs, err := transcript.Parse(t.Request)
+	msgs, err := transcript.Texts(t.Request)
 	if err != nil {
 		return ex
 	}

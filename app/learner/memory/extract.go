@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -66,7 +67,7 @@ func (x *Extractor) Extract(ctx context.Context, ex Excerpt) ([]Candidate, error
 	}
 	cands, err := ParseExtraction(answer)
 	if err != nil {
-		return nil, err
+		return nil, usage.NewAnswerError(err, answer)
 	}
 	known, echoes := map[int64]bool{}, map[string]bool{}
 	for _, m := range ex.Known {

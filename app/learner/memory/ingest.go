@@ -36,6 +36,9 @@ func (r *Report) record(changes []store.MemoryChange) {
 func (s *Service) ExtractSession(ctx context.Context, sessionID string) (Report, error) {
 	s.extractMu.Lock()
 	defer s.extractMu.Unlock()
+	s.freshMu.Lock()
+	delete(s.fresh, sessionID)
+	s.freshMu.Unlock()
 	var total Report
 	sess, err := s.db.Session(ctx, sessionID)
 	if err != nil {
@@ -79,10 +82,18 @@ func (r *Report) merge(o Report) {
 	r.Queued = r.Queued || o.Queued
 }
 
+// exchangesOf reads turns as exchanges. A turn that repeats the previous
+// one's words (a retry, a tool loop resending its request) replaces it:
+// the same words are extracted once, with the latest answer.
 func exchangesOf(turns []store.Turn) []Exchange {
-	out := make([]Exchange, len(turns))
-	for i, t := range turns {
-		out[i] = ExchangeOf(t)
+	out := make([]Exchange, 0, len(turns))
+	for _, t := range turns {
+		ex := ExchangeOf(t)
+		if n := len(out); n > 0 && ex.User != "" && ex.User == out[n-1].User {
+			out[n-1] = ex
+			continue
+		}
+		out = append(out, ex)
 	}
 	return out
 }
@@ -149,11 +160,12 @@ func (s *Service) extract(ctx context.Context, scope string, earlier, chunk []Ex
 			return nil, "", err
 		}
 		cands, err := s.ext.Extract(ctx, Excerpt{Known: known, Context: earlier, New: chunk})
-		if err == nil {
-			return cands, SourceModel, nil
-		}
 		if ctx.Err() != nil {
 			return nil, "", ctx.Err()
+		}
+		s.outcome(err)
+		if err == nil {
+			return cands, SourceModel, nil
 		}
 		s.log.Warn("extraction model failed; using the rule-based extractor", "err", err)
 	}
@@ -262,6 +274,9 @@ func (s *Service) modelPass(ctx context.Context, scope string, exs []Exchange, r
 			}
 		}
 		cands, err := s.ext.Extract(ctx, Excerpt{Known: kept, New: chunk})
+		if ctx.Err() == nil {
+			s.outcome(err)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -331,4 +346,11 @@ func (s *Service) end(ctx context.Context, scope string, ids []int64, reason str
 	}
 	s.ret.apply(scope, changes, rev)
 	return nil
+}
+
+// outcome tells Options.Outcome how a model extraction went.
+func (s *Service) outcome(err error) {
+	if s.opts.Outcome != nil {
+		s.opts.Outcome(err)
+	}
 }

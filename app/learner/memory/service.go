@@ -23,6 +23,10 @@ type Event struct {
 	SessionID string
 	TurnID    int64
 	TurnType  string
+	// Fresh says the turn's request ends with the person's own words: only
+	// such turns count towards FlushEvery (a tool loop's turns add
+	// nothing to extract).
+	Fresh bool
 }
 
 // Defaults of Options.
@@ -45,7 +49,7 @@ type Options struct {
 	Embedder  Embedder  // nil: keyword retrieval
 	Retrieval RetrieveOptions
 	// AutoExtract extracts at session end and every FlushEvery main turns
-	// (0: session end only).
+	// that brought the person's words (0: session end only).
 	AutoExtract bool
 	FlushEvery  int
 	// Paused reports whether learning is paused (nil: never); automatic
@@ -56,6 +60,9 @@ type Options struct {
 	RetryAfter  time.Duration // first retry of a queued model pass; doubles up to 6 h
 	MaxAttempts int           // model passes tried before a queued turn is given up
 	Tick        time.Duration // how often Serve looks for due work
+	// Outcome is told how each model extraction went (nil error: it
+	// worked), so that one that keeps failing is seen; nil: nobody.
+	Outcome func(err error)
 }
 
 // Service extracts, consolidates and retrieves memories. Its methods are
@@ -76,6 +83,8 @@ type Service struct {
 	extractMu sync.Mutex // one extraction at a time: a flush and a session end never read the same turns twice
 	usedMu    sync.Mutex // guards used
 	used      map[int64]int
+	freshMu   sync.Mutex     // guards fresh
+	fresh     map[string]int // fresh turns per session since its last extraction (this run)
 }
 
 // New returns a service.
@@ -96,7 +105,7 @@ func New(opts Options) *Service {
 		opts.Tick = DefaultTick
 	}
 	s := &Service{opts: opts, db: opts.DB, log: opts.Logger, now: opts.Now,
-		events: make(chan Event, 1024), compactReq: make(chan struct{}, 1), used: map[int64]int{}}
+		events: make(chan Event, 1024), compactReq: make(chan struct{}, 1), used: map[int64]int{}, fresh: map[string]int{}}
 	s.ret = NewRetriever(opts.DB, opts.Retrieval, opts.Embedder, opts.Now, opts.Logger)
 	if opts.Completer != nil {
 		s.ext = NewExtractor(opts.Completer)
@@ -155,7 +164,7 @@ func (s *Service) handle(ctx context.Context, ev Event) {
 	switch ev.Kind {
 	case EventTurnRecorded:
 		if ev.TurnType == store.TurnMain || ev.TurnType == "" {
-			err = s.TurnRecorded(ctx, ev.SessionID)
+			err = s.TurnRecorded(ctx, ev.SessionID, ev.Fresh)
 		}
 	case EventSessionEnded:
 		err = s.SessionEnded(ctx, ev.SessionID)
@@ -190,21 +199,22 @@ func (s *Service) automatic() bool {
 	return s.opts.AutoExtract && (s.opts.Paused == nil || !s.opts.Paused())
 }
 
-// TurnRecorded extracts a session's unextracted main turns once there are
-// memory.flush_every of them.
-func (s *Service) TurnRecorded(ctx context.Context, sessionID string) error {
-	if !s.automatic() || s.opts.FlushEvery <= 0 {
+// TurnRecorded counts a main turn of a session and extracts the session's
+// unextracted turns once memory.flush_every of them brought the person's
+// words (fresh); the turns of a tool loop in between are extracted with
+// them, never on their own.
+func (s *Service) TurnRecorded(ctx context.Context, sessionID string, fresh bool) error {
+	if !s.automatic() || s.opts.FlushEvery <= 0 || !fresh {
 		return nil
 	}
-	through, err := s.db.MemoryProgress(ctx, sessionID)
-	if err != nil {
-		return err
+	s.freshMu.Lock()
+	s.fresh[sessionID]++
+	due := s.fresh[sessionID] >= s.opts.FlushEvery
+	s.freshMu.Unlock()
+	if !due {
+		return nil
 	}
-	n, err := s.db.CountMainTurnsAfter(ctx, sessionID, through)
-	if err != nil || n < s.opts.FlushEvery {
-		return err
-	}
-	_, err = s.ExtractSession(ctx, sessionID)
+	_, err := s.ExtractSession(ctx, sessionID)
 	return err
 }
 

@@ -171,12 +171,15 @@ func TestFlushEveryAndContext(t *testing.T) {
 	users := []string{"I prefer Go.", "I prefer Postgres.", "I prefer Fridays off."}
 	answers := []string{"a1", "a2", "a3"}
 	recordSession(t, db, "s", "u", "sys", clk.Now(), users[:1], answers[:1])
-	if err := s.TurnRecorded(ctx, "s"); err != nil || len(fm.requests()) != 0 {
+	if err := s.TurnRecorded(ctx, "s", true); err != nil || len(fm.requests()) != 0 {
 		t.Fatalf("one turn flushed: %v, %d requests", err, len(fm.requests()))
 	}
 	// The proxy records each turn with the whole history.
 	db.RecordTurns(ctx, []*store.Turn{{SessionID: "s", Request: chatRequest("sys", []string{users[0], answers[0]}, users[1]), ResponseText: answers[1]}})
-	if err := s.TurnRecorded(ctx, "s"); err != nil || len(fm.requests()) != 1 {
+	if err := s.TurnRecorded(ctx, "s", false); err != nil || len(fm.requests()) != 0 {
+		t.Fatalf("a tool-loop turn counted: %v, %d requests", err, len(fm.requests()))
+	}
+	if err := s.TurnRecorded(ctx, "s", true); err != nil || len(fm.requests()) != 1 {
 		t.Fatalf("two turns: %v, %d requests", err, len(fm.requests()))
 	}
 	db.RecordTurns(ctx, []*store.Turn{{SessionID: "s", Request: chatRequest("sys", []string{users[0], answers[0], users[1], answers[1]}, users[2]), ResponseText: answers[2]}})

@@ -13,7 +13,11 @@ import (
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
-func TestSkillGenerationBumpMakesSamplesStale(t *testing.T) {
+// TestOlderGenerationWaitsForTheCheck: after an evolution the samples of
+// the generation before are not trained until the learner has checked
+// that their prompts would receive the same skills (learner.CheckSamples)
+// and moved them on; the trainer never stales them wholesale.
+func TestOlderGenerationWaitsForTheCheck(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, func(c *config.Config) { c.RL.GroupSize = 1 })
 	ctx := context.Background()
@@ -25,29 +29,25 @@ func TestSkillGenerationBumpMakesSamplesStale(t *testing.T) {
 	}
 	tr := e.trainer()
 	if _, err := tr.TrainStep(ctx); !errors.Is(err, trainer.ErrNothingToTrain) {
-		t.Fatalf("TrainStep with only old samples = %v, want ErrNothingToTrain", err)
+		t.Fatalf("TrainStep with only unchecked samples = %v, want ErrNothingToTrain", err)
 	}
 	for _, s := range old {
-		if got := e.sample(s.ID); got.Status != store.SampleStale || got.Reason == "" {
-			t.Errorf("old sample %d: %s %q; want stale with a reason", s.ID, got.Status, got.Reason)
+		if got := e.sample(s.ID); got.Status != store.SampleWaiting {
+			t.Errorf("old sample %d: %s %q; want still waiting for the check", s.ID, got.Status, got.Reason)
 		}
 	}
-	fresh := serveN(e, 2, 2000)
+	// The check found their prompts unchanged.
+	for _, s := range old {
+		if err := e.db.MoveGroupToGeneration(ctx, s.GroupID, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if _, err := tr.TrainStep(ctx); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range fresh {
-		if got := e.sample(s.ID); got.Status != store.SampleTrained {
-			t.Errorf("new sample %d: %s, want trained", s.ID, got.Status)
-		}
-	}
-	run := runOf(t, e)
-	if n := len(e.datumsOf(run.ModelID)); n != 2 {
-		t.Errorf("%d datums trained, want only the 2 of the new generation", n)
-	}
 	for _, s := range old {
-		if got := e.sample(s.ID); got.Status != store.SampleStale {
-			t.Errorf("old sample %d became %s", s.ID, got.Status)
+		if got := e.sample(s.ID); got.Status != store.SampleTrained {
+			t.Errorf("checked sample %d: %s, want trained", s.ID, got.Status)
 		}
 	}
 }

@@ -61,17 +61,16 @@ func (t *Trainer) runStep(ctx context.Context, force bool) (*store.TrainingStep,
 	return st, nil
 }
 
-// waiting readies the waiting samples (stale generations and other base
-// models set aside, turn scores adopted) and returns up to a batch of them.
+// waiting readies the waiting samples (other base models set aside, turn
+// scores adopted) and returns up to a batch of them from the current skill
+// generation. Samples of an older generation wait until the learner has
+// checked whether the evolution changed what their prompt would receive
+// (learner.CheckSamples): it marks them stale, with the reason, or moves
+// them to the current generation.
 func (t *Trainer) waiting(ctx context.Context, cfg config.Config) ([]store.Sample, error) {
 	gen, err := t.db.SkillGeneration(ctx)
 	if err != nil {
 		return nil, err
-	}
-	if n, err := t.db.MarkStaleBefore(ctx, gen); err != nil {
-		return nil, err
-	} else if n > 0 {
-		t.log.Info("samples of an older skill generation marked stale", "samples", n, "generation", gen)
 	}
 	if _, err := t.db.SkipOtherModels(ctx, cfg.RL.Model); err != nil {
 		return nil, err

@@ -91,3 +91,31 @@ func TestTrim(t *testing.T) {
 		t.Fatal("short text changed")
 	}
 }
+
+// TestTextsAgreesWithParse holds Texts to Parse's roles and texts.
+func TestTextsAgreesWithParse(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"model":"m","messages":[{"role":"developer","content":"be brief"},{"role":"user","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]},
+			{"role":"assistant","content":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]},
+			{"role":"tool","tool_call_id":"c","content":"out"},{"role":"user","content":"next"}]}`,
+		`{"model":"m","system":"s","messages":[{"role":"user","content":"q"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{}}]},
+			{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}]}`,
+		`{"model":"m","messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"thinking","thinking":"x"},{"type":"text","text":"yo"}]}]}`,
+	} {
+		want, err := Parse([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Texts([]byte(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range want {
+			want[i].ToolCalls = nil
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-Parse +Texts):\n%s\n%s", diff, body)
+		}
+	}
+}
