@@ -33,7 +33,7 @@ func (s *Server) handleChat(c *fiber.Ctx) error {
 	if err := s.truncateOpenAI(ts, req); err != nil {
 		return sendError(c, http.StatusBadRequest, "invalid_messages", err.Error())
 	}
-	ts.model = s.models.resolve(req.Model())
+	ts.model = s.cur().models.resolve(req.Model())
 	req.SetModel(ts.model)
 	ts.stream = req.Stream()
 	if ts.request, err = req.Marshal(); err != nil {

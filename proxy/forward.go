@@ -58,26 +58,36 @@ func (s *Server) call(ctx context.Context, ts *turnState, out outRequest, rebody
 		switch {
 		case ok:
 			return resp, nil
-		case api != s.primary.api: // llm.* cannot take the prepared request
+		case api != s.cur().primary.api: // llm.* cannot take the prepared request
 			return nil, &upstreamError{status: http.StatusBadGateway, err: errPolicyFailed}
 		}
 	}
-	fwd := s.cfg.Proxy.ForwardClientAuth
-	resp, retries, err := s.client.do(ctx, s.primary, out, fwd)
-	ts.retries, ts.upstream = retries, s.primary.name
-	if s.fallback == nil || s.fallback.api != api || ctx.Err() != nil || (err == nil && !retryable(resp.StatusCode)) {
+	lv := s.cur()
+	fwd := lv.cfg.Proxy.ForwardClientAuth
+	ts.callerKey = fwd && (out.auth.authorization != "" || out.auth.apiKey != "")
+	if !ts.callerKey && lv.primary.key == "" && lv.primary.needsKey() {
+		return nil, errNoKey
+	}
+	resp, retries, err := lv.client.do(ctx, lv.primary, out, fwd)
+	ts.retries, ts.upstream = retries, lv.primary.name
+	if lv.fallback == nil || lv.fallback.api != api || ctx.Err() != nil || (err == nil && !retryable(resp.StatusCode)) {
 		return resp, err
 	}
 	if resp != nil {
 		resp.Body.Close()
 	}
 	s.log.Warn("primary upstream failed; trying the fallback", "err", errString(err))
-	out.body = rebody(s.fallback.model)
-	ts.model, ts.request, ts.upstream = s.fallback.model, out.body, s.fallback.name
-	resp, retries, err = s.client.do(ctx, s.fallback, out, false)
+	out.body = rebody(lv.fallback.model)
+	ts.model, ts.request, ts.upstream = lv.fallback.model, out.body, lv.fallback.name
+	resp, retries, err = lv.client.do(ctx, lv.fallback, out, false)
 	ts.retries += retries + 1
 	return resp, err
 }
+
+// errNoKey is returned, instead of a keyless call, when llm.api_key is
+// not set and the caller sent no credentials to forward.
+var errNoKey = errors.New("MetaClaw has no key for the provider: set llm.api_key (`metaclaw setup`, or `metaclaw config set llm.api_key KEY`), " +
+	"or turn on proxy.forward_client_auth and send your own key")
 
 // errPolicyFailed is returned when the policy failed and llm.* speaks
 // another API than the request was prepared for.
@@ -90,21 +100,25 @@ func errString(err error) string {
 	return err.Error()
 }
 
-// upstreamFailed answers 502 (unreachable) or 504 (timeout).
+// upstreamFailed answers 502 (unreachable), 504 (timeout), or 401 when no
+// key could be sent.
 func (s *Server) upstreamFailed(c *fiber.Ctx, ts *turnState, err error) error {
 	status, msg := http.StatusBadGateway, err.Error()
 	var ue *upstreamError
 	if errors.As(err, &ue) {
 		status = ue.status
 	}
-	if errors.Is(err, context.Canceled) {
-		status, msg = 499, "request cancelled"
+	ts.failure = FailUnreachable
+	code := "upstream_unreachable"
+	switch {
+	case errors.Is(err, errNoKey):
+		status, code, ts.failure = http.StatusUnauthorized, "upstream_key_missing", FailNoKey
+	case errors.Is(err, context.Canceled):
+		status, msg, ts.failure = 499, "request cancelled", ""
+	case status == http.StatusGatewayTimeout:
+		code, ts.failure = "upstream_timeout", FailTimeout
 	}
 	s.record(ts, status, msg, nil)
-	code := "upstream_unreachable"
-	if status == http.StatusGatewayTimeout {
-		code = "upstream_timeout"
-	}
 	return sendError(c, status, code, msg)
 }
 
@@ -128,6 +142,7 @@ func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl 
 	body, err := readAnswer(resp, s.opts.MaxAnswerBytes)
 	if errors.Is(err, errAnswerTooLarge) {
 		msg := fmt.Sprintf("the upstream's answer exceeds %d bytes", s.opts.MaxAnswerBytes)
+		ts.failure = FailBadAnswer
 		s.record(ts, http.StatusBadGateway, msg, nil)
 		return sendError(c, http.StatusBadGateway, "bad_upstream_response", msg)
 	}
@@ -137,6 +152,7 @@ func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl 
 	ts.ttfb = s.opts.Now().Sub(ts.start)
 	out, fill, err := fl.body(body)
 	if err != nil {
+		ts.failure = FailBadAnswer
 		s.record(ts, http.StatusBadGateway, "unreadable upstream answer: "+err.Error(), nil)
 		return sendError(c, http.StatusBadGateway, "bad_upstream_response", "the upstream's answer could not be read: "+err.Error())
 	}
@@ -159,12 +175,13 @@ func (s *Server) streamTo(c *fiber.Ctx, ts *turnState, resp *http.Response, conv
 		c.Set("X-Request-Id", id)
 	}
 	c.Status(http.StatusOK)
-	idle := time.Duration(s.cfg.Proxy.StreamIdleTimeoutSec) * time.Second
+	idle := time.Duration(s.conf().Proxy.StreamIdleTimeoutSec) * time.Second
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		defer resp.Body.Close()
 		status, msg := relay(w, resp.Body, conv, idle, cancel, func() { ts.ttfb = s.opts.Now().Sub(ts.start) })
 		if status != http.StatusOK {
 			s.log.Warn("stream ended with an error", "status", status, "err", msg)
+			ts.failure = streamFailure(status, msg)
 		}
 		s.record(ts, status, msg, conv.response)
 	})
@@ -210,4 +227,17 @@ func readAnswer(resp *http.Response, limit int64) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// streamFailure is the kind of failure of a stream relay's end.
+func streamFailure(status int, msg string) string {
+	switch {
+	case status == 499:
+		return ""
+	case status == http.StatusGatewayTimeout:
+		return FailTimeout
+	case strings.HasPrefix(msg, "upstream error in stream"):
+		return FailServerError
+	}
+	return FailStreamCut
 }

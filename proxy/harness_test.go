@@ -20,6 +20,7 @@ import (
 // env is a proxy in front of a fake upstream, with a real store.
 type env struct {
 	t     *testing.T
+	cfg   config.Config // as the proxy started
 	up    *fakeupstream.Server
 	upURL string
 	srv   *proxy.Server
@@ -60,6 +61,7 @@ func newEnv(t *testing.T, opts ...envOption) *env {
 		o(&cfg, &po)
 	}
 	po.Config = cfg
+	e.cfg = cfg
 	e.start(po)
 	return e
 }
@@ -157,3 +159,6 @@ func (s *staticInjector) Inject(_ context.Context, r proxy.InjectRequest) (proxy
 	s.mu.Unlock()
 	return proxy.Injection{Text: s.text, IDs: s.ids}, nil
 }
+
+// config0 returns the configuration the proxy started with.
+func config0(e *env) config.Config { return e.cfg }

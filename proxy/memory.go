@@ -90,7 +90,7 @@ func (s *Server) memoryGuard(c *fiber.Ctx) error {
 	if s.opts.Memory == nil {
 		return sendError(c, http.StatusNotFound, "memory_off", "memory is not available in this MetaClaw")
 	}
-	if s.cfg.Proxy.APIKey == "" && !localHost(c.Hostname()) {
+	if s.conf().Proxy.APIKey == "" && !localHost(c.Hostname()) {
 		return sendError(c, http.StatusForbidden, "forbidden_host",
 			"memory endpoints answer requests to an IP address or localhost only; set proxy.api_key to allow host names")
 	}
@@ -120,7 +120,7 @@ func (s *Server) memoryScope(c *fiber.Ctx, explicit string) string {
 		return strings.Clone(explicit)
 	}
 	get := func(h string) string { return strings.TrimSpace(strings.Clone(c.Get(h))) }
-	return scopeOf(get(hdrMemoryScope), get(hdrUserID), get(hdrWorkspaceID), s.cfg.Memory.Scope)
+	return scopeOf(get(hdrMemoryScope), get(hdrUserID), get(hdrWorkspaceID), s.conf().Memory.Scope)
 }
 
 func (s *Server) handleMemorySearch(c *fiber.Ctx) error {

@@ -116,7 +116,7 @@ func (s *Server) refRoutes(v1 fiber.Router, mem fiber.Router) {
 // adminGuard gives the admin route the memory routes' protection against
 // web pages (memoryGuard).
 func (s *Server) adminGuard(c *fiber.Ctx) error {
-	if s.cfg.Proxy.APIKey == "" && !localHost(c.Hostname()) {
+	if s.conf().Proxy.APIKey == "" && !localHost(c.Hostname()) {
 		return sendError(c, http.StatusForbidden, "forbidden_host",
 			"admin endpoints answer requests to an IP address or localhost only; set proxy.api_key to allow host names")
 	}
@@ -152,7 +152,7 @@ func (s *Server) handleBufferTurn(c *fiber.Ctx) error {
 		return sendError(c, http.StatusBadRequest, "invalid_request", "give a session_id and turn.prompt_text")
 	}
 	n := s.refMem.add(session, strings.TrimSpace(req.ScopeID), MemoryTurn{User: req.Turn.PromptText, Assistant: req.Turn.ResponseText})
-	if n < s.cfg.Memory.FlushEvery {
+	if n < s.conf().Memory.FlushEvery {
 		return c.JSON(fiber.Map{"flushed": false, "added": nil})
 	}
 	added, err := s.flushBuffered(c, session, s.refScope(c, s.refMem.scope(session)))

@@ -35,8 +35,8 @@ func (s *Server) handleMessages(c *fiber.Ctx) error {
 		return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
 	}
 	clientModel := req.Model()
-	ts.model, ts.stream = s.models.resolve(clientModel), req.Stream()
-	if s.primary.api == apiAnthropic && !ts.policy {
+	ts.model, ts.stream = s.cur().models.resolve(clientModel), req.Stream()
+	if s.cur().primary.api == apiAnthropic && !ts.policy {
 		return s.messagesNative(c, ts, req)
 	}
 	return s.messagesTranslated(c, ts, req, clientModel)

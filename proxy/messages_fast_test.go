@@ -40,7 +40,7 @@ func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Messag
 // messages anthropicConvByDecoding decoded (the size estimate and the
 // truncation of the messages are unchanged, and shared).
 func (s *Server) truncateAnthropicByDecoding(req *anthropic.MessagesRequest, msgs []anthropic.Message) error {
-	budget := s.cfg.MaxContextTokens
+	budget := s.conf().MaxContextTokens
 	if budget <= 0 || estimateTokens(req.Field("messages")) <= budget {
 		return nil
 	}
@@ -92,7 +92,8 @@ func TestAnthropicConvMatchesDecoding(t *testing.T) {
 // messages up front.
 func TestTruncateAnthropicMatchesDecoding(t *testing.T) {
 	for _, budget := range []int{0, 60, 120, 100000} {
-		s := &Server{cfg: config.Config{MaxContextTokens: budget}, log: slog.New(slog.DiscardHandler)}
+		s := &Server{log: slog.New(slog.DiscardHandler)}
+		s.lv.Store(&live{cfg: config.Config{MaxContextTokens: budget}})
 		req, err := anthropic.ParseMessagesRequest([]byte(anthropicSession))
 		if err != nil {
 			t.Fatal(err)

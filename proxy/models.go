@@ -52,35 +52,39 @@ func (m *modelCache) set(ids []string) {
 	m.mu.Unlock()
 }
 
-// refreshLoop keeps the upstream's model list fresh (auto mapping only):
-// at start, then every ten minutes, retrying sooner after a failure.
-func (m *modelCache) refreshLoop(ctx context.Context, s *Server) {
-	if m.mapping != "auto" {
-		return
-	}
+// refreshModels keeps the upstream's model list fresh (auto mapping only):
+// at start, then every ten minutes, retrying sooner after a failure, and
+// at once for a new upstream (SetConfig).
+func (s *Server) refreshModels(ctx context.Context) {
 	wait := time.Duration(0)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
+		case <-s.modelsKick:
 		}
-		ids, err := s.fetchModels(ctx)
+		lv := s.cur()
+		if lv.models.mapping != "auto" {
+			wait = 10 * time.Minute
+			continue
+		}
+		ids, err := s.fetchModels(ctx, lv)
 		if err != nil {
 			s.log.Debug("fetch upstream models", "err", err)
 			wait = time.Minute
 			continue
 		}
-		m.set(ids)
+		lv.models.set(ids)
 		wait = 10 * time.Minute
 	}
 }
 
 // fetchModels lists the primary upstream's models.
-func (s *Server) fetchModels(ctx context.Context) ([]string, error) {
+func (s *Server) fetchModels(ctx context.Context, lv *live) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
-	resp, err := s.client.once(ctx, s.primary, outRequest{method: http.MethodGet, path: "/models", header: http.Header{}}, false)
+	resp, err := lv.client.once(ctx, lv.primary, outRequest{method: http.MethodGet, path: "/models", header: http.Header{}}, false)
 	if err != nil {
 		return nil, err
 	}
@@ -106,8 +110,8 @@ func (s *Server) fetchModels(ctx context.Context) ([]string, error) {
 // handleModels relays the upstream's model list; when the upstream cannot
 // answer, it lists the configured model in the client's API shape.
 func (s *Server) handleModels(c *fiber.Ctx) error {
-	resp, _, err := s.client.do(c.UserContext(), s.primary, outRequest{method: http.MethodGet, path: "/models",
-		header: forwardHeaders(c), auth: callerAuth(c)}, s.cfg.Proxy.ForwardClientAuth)
+	resp, _, err := s.cur().client.do(c.UserContext(), s.cur().primary, outRequest{method: http.MethodGet, path: "/models",
+		header: forwardHeaders(c), auth: callerAuth(c)}, s.conf().Proxy.ForwardClientAuth)
 	if err == nil {
 		defer resp.Body.Close()
 		if resp.StatusCode == http.StatusOK {
@@ -122,7 +126,7 @@ func (s *Server) handleModels(c *fiber.Ctx) error {
 }
 
 func (s *Server) localModels(anthropicShape bool) any {
-	id := s.cfg.LLM.ModelID
+	id := s.conf().LLM.ModelID
 	if anthropicShape {
 		return fiber.Map{"data": []fiber.Map{{"id": id, "type": "model", "display_name": id,
 			"created_at": "1970-01-01T00:00:00Z"}}, "has_more": false, "first_id": id, "last_id": id}

@@ -24,7 +24,7 @@ func (s *Server) handlePassthrough(c *fiber.Ctx) error {
 	if ct := c.Get(fiber.HeaderContentType); ct != "" {
 		out.header.Set("Content-Type", ct)
 	}
-	resp, _, err := s.client.do(ctx, s.primary, out, s.cfg.Proxy.ForwardClientAuth)
+	resp, _, err := s.cur().client.do(ctx, s.cur().primary, out, s.conf().Proxy.ForwardClientAuth)
 	if err != nil {
 		cancel()
 		return s.upstreamFailed(c, nil, err)

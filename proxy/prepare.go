@@ -15,7 +15,7 @@ import (
 // a client that sends none.
 func (s *Server) identifyRequest(c *fiber.Ctx, field func(string) json.RawMessage, del func(string), conv []ConvMessage) (identity, error) {
 	id, err := identify(func(h string) string { return strings.Clone(c.Get(h)) },
-		func(f string) string { return bodyString(field(f)) }, s.cfg.Memory.Scope)
+		func(f string) string { return bodyString(field(f)) }, s.conf().Memory.Scope)
 	if err != nil {
 		return id, err
 	}
@@ -49,14 +49,14 @@ func (s *Server) inject(id identity, api string, conv []ConvMessage) injected {
 		return injected{}
 	}
 	budget := 0
-	if s.cfg.Skills.Enabled {
-		budget += s.cfg.Skills.MaxTokens
+	if s.conf().Skills.Enabled {
+		budget += s.conf().Skills.MaxTokens
 	}
-	if s.cfg.Memory.Enabled {
-		budget += s.cfg.Memory.MaxInjectedTokens
+	if s.conf().Memory.Enabled {
+		budget += s.conf().Memory.MaxInjectedTokens
 	}
 	req := InjectRequest{API: api, SessionID: id.sessionID, Scope: id.scope, Messages: conv}
-	timeout := time.Duration(s.cfg.Proxy.InjectTimeoutMS) * time.Millisecond
+	timeout := time.Duration(s.conf().Proxy.InjectTimeoutMS) * time.Millisecond
 	return runInjectors(context.Background(), s.opts.Injectors, req, timeout, budget, func(name string, err error) {
 		s.log.Warn("injector skipped", "injector", name, "err", err)
 	})

@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -52,19 +53,17 @@ type Options struct {
 // Server is the proxy's HTTP server.
 type Server struct {
 	opts         Options
-	refMem       refBuffer // turns of /v1/memory/buffer_turn (memory_ref.go)
-	cfg          config.Config
+	refMem       refBuffer            // turns of /v1/memory/buffer_turn (memory_ref.go)
+	lv           atomic.Pointer[live] // the configuration in force (live.go)
 	log          *slog.Logger
 	app          *fiber.App
 	ln           net.Listener
-	client       *client
-	primary      *upstream
-	fallback     *upstream // nil when none is configured
 	policy       *upstream // nil unless a Policy is set and the mode trains
 	policyClient *client
 	rec          *asyncRecorder
-	models       *modelCache
 	cutsWarned   onceSet         // sessions whose cut was logged
+	failures     failureLog      // the upstream's failures
+	modelsKick   chan struct{}   // a new upstream's model list is wanted (capacity 1)
 	baseCtx      context.Context // cancelled when Serve returns: ends upstream calls
 	cancelAll    context.CancelFunc
 }
@@ -84,20 +83,15 @@ func New(opts Options) *Server {
 		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	cfg := opts.Config
-	s := &Server{opts: opts, cfg: cfg, log: opts.Logger, client: newClient(cfg.Proxy)}
+	s := &Server{opts: opts, log: opts.Logger, modelsKick: make(chan struct{}, 1)}
+	s.lv.Store(newLive(cfg, nil))
 	s.baseCtx, s.cancelAll = context.WithCancel(context.Background())
-	s.primary = newUpstream("primary", cfg.LLM.Provider, cfg.LLM.APIBase, cfg.LLM.APIKey, cfg.LLM.ModelID)
-	if cfg.Proxy.FallbackAPIBase != "" {
-		s.fallback = newUpstream("fallback", cfg.Proxy.FallbackProvider, cfg.Proxy.FallbackAPIBase,
-			cfg.Proxy.FallbackAPIKey, firstNonEmpty(cfg.Proxy.FallbackModelID, cfg.LLM.ModelID))
-	}
 	if opts.Policy != nil && cfg.Resolve().Mode != "skills_only" {
 		s.policy, s.policyClient = newPolicyUpstream(opts.Policy)
 	}
 	if opts.Recorder != nil {
 		s.rec = newAsyncRecorder(opts.Recorder, s.log, opts.RecordQueue, opts.Now)
 	}
-	s.models = newModelCache(cfg.Proxy.ModelMapping, cfg.LLM.ModelID)
 	s.app = fiber.New(fiber.Config{
 		DisableStartupMessage: true,
 		BodyLimit:             cfg.Proxy.MaxBodyBytes,
@@ -138,12 +132,12 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 // With forward_client_auth the caller's Authorization / x-api-key belong
 // to the upstream, so the proxy key is then read from X-MetaClaw-Key.
 func (s *Server) authenticate(c *fiber.Ctx) error {
-	want := s.cfg.Proxy.APIKey
+	want := s.conf().Proxy.APIKey
 	if want == "" {
 		return c.Next()
 	}
 	presented := c.Get("X-MetaClaw-Key")
-	if presented == "" && !s.cfg.Proxy.ForwardClientAuth {
+	if presented == "" && !s.conf().Proxy.ForwardClientAuth {
 		presented = credentialOf(c.Get(fiber.HeaderAuthorization), c.Get("X-Api-Key"))
 	}
 	if !checkKey(presented, want) {
@@ -226,12 +220,12 @@ func (s *Server) startBackground(ctx context.Context, drain time.Duration) <-cha
 	done := make(chan struct{})
 	var tasks []func()
 	if s.rec != nil {
-		idle := time.Duration(s.cfg.Proxy.SessionIdleMinutes) * time.Minute
+		idle := time.Duration(s.conf().Proxy.SessionIdleMinutes) * time.Minute
 		tasks = append(tasks,
 			func() { s.rec.run(ctx, drain) },
 			func() { s.rec.reap(ctx, idle, min(idle/4, time.Minute)) })
 	}
-	tasks = append(tasks, func() { s.models.refreshLoop(ctx, s) })
+	tasks = append(tasks, func() { s.refreshModels(ctx) })
 	remaining := make(chan struct{}, len(tasks))
 	for _, task := range tasks {
 		go func() { task(); remaining <- struct{}{} }()

@@ -13,7 +13,7 @@ type cut struct {
 // policy's context minus the completion limit (maxTokens, the request's
 // max_tokens when it names one) toward the trained policy.
 func (s *Server) promptLimit(ts *turnState, maxTokens int) int {
-	return s.cfg.PromptLimit(ts.policy, s.policyContext(), maxTokens)
+	return s.conf().PromptLimit(ts.policy, s.policyContext(), maxTokens)
 }
 
 // PolicyContext is a Policy that knows its model's context length

@@ -16,20 +16,22 @@ import (
 
 // turnState follows one request through the proxy, for recording.
 type turnState struct {
-	start    time.Time
-	api      string // the client's API
-	model    string // the model sent upstream
-	stream   bool
-	id       identity
-	injected []string
-	request  []byte // body as sent upstream
-	ttfb     time.Duration
-	retries  int
-	upstream string // "primary", "fallback" or "policy"
-	policy   bool   // this turn goes to the Policy first
-	sampleID int64  // the Policy's training sample for this turn, 0 if none
-	cut      cut    // what truncation removed (zero: nothing)
-	fresh    bool   // the request ends with the person's own words
+	start     time.Time
+	api       string // the client's API
+	model     string // the model sent upstream
+	stream    bool
+	id        identity
+	injected  []string
+	request   []byte // body as sent upstream
+	ttfb      time.Duration
+	retries   int
+	upstream  string // "primary", "fallback" or "policy"
+	policy    bool   // this turn goes to the Policy first
+	sampleID  int64  // the Policy's training sample for this turn, 0 if none
+	cut       cut    // what truncation removed (zero: nothing)
+	fresh     bool   // the request ends with the person's own words
+	failure   string // the kind of upstream failure (see FailureKinds), "" when none or by status
+	callerKey bool   // the caller's own credentials went upstream
 }
 
 // response is what the upstream answered, reduced for recording.
@@ -189,10 +191,18 @@ func fromAnthropicBody(body []byte) response {
 // record queues the finished turn for the store. fill, when set, computes
 // the response on the recorder's goroutine.
 func (s *Server) record(ts *turnState, status int, errMsg string, fill func() response) {
-	if s.rec == nil || ts == nil {
+	if ts == nil {
 		return
 	}
 	now := s.opts.Now()
+	kind := ts.failure
+	if kind == "" {
+		kind = failureOf(status, errMsg)
+	}
+	s.failures.turn(kind, errMsg, now, ts.callerKey)
+	if s.rec == nil {
+		return
+	}
 	t := &store.Turn{
 		SessionID: ts.id.sessionID, Type: ts.id.turnType, API: ts.api, Model: ts.model, Stream: ts.stream,
 		Request: ts.request, LatencyMS: ms(now.Sub(ts.start)), TTFBMS: ms(ts.ttfb), Status: status,

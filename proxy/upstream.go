@@ -26,22 +26,28 @@ const (
 // upstream is one provider endpoint: where to send, how to authenticate,
 // and which wire format it speaks.
 type upstream struct {
-	name    string // "primary" or "fallback"
-	base    string // base URL without trailing slash, e.g. https://api.openai.com/v1
-	key     string
-	model   string
-	api     string
-	headers map[string]string
+	name     string // "primary" or "fallback"
+	provider string // the preset's name, "" for the policy
+	base     string // base URL without trailing slash, e.g. https://api.openai.com/v1
+	key      string
+	model    string
+	api      string
+	headers  map[string]string
 }
 
 func newUpstream(name, provider, base, key, model string) *upstream {
-	u := &upstream{name: name, base: strings.TrimRight(base, "/"), key: key, model: model, api: apiOpenAI}
+	u := &upstream{name: name, provider: provider, base: strings.TrimRight(base, "/"), key: key, model: model, api: apiOpenAI}
 	if p, ok := config.PresetByName(provider); ok {
 		u.api = p.API
 		u.headers = p.Headers
 	}
 	return u
 }
+
+// needsKey reports whether the upstream is a provider preset, whose API
+// takes no call without a key; a custom upstream (a local server, say) may
+// take none.
+func (u *upstream) needsKey() bool { return u.provider != "" && u.provider != "custom" }
 
 // url joins the base URL and an API path such as "/chat/completions". A
 // base that lacks the /v1 suffix works as configured: the path is appended.
