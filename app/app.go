@@ -66,8 +66,13 @@ type App struct {
 	db      *store.DB
 	started time.Time
 
-	mu  sync.Mutex // guards cfg
-	cfg config.Config
+	mu      sync.Mutex // guards cfg and restart
+	cfg     config.Config
+	restart []string // saved keys that apply after a restart (settings.go)
+
+	restartOnce sync.Once
+	restarting  chan struct{} // closed by RequestRestart
+	extract     liveCompleter // memory extraction's model (settings.go)
 
 	proxy       *proxy.Server
 	subscribers []func(proxy.Event) // receivers of the proxy's events
@@ -106,7 +111,7 @@ func New(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &App{opts: opts, log: opts.Logger, lock: lock, done: make(chan struct{})}
+	a := &App{opts: opts, log: opts.Logger, lock: lock, done: make(chan struct{}), restarting: make(chan struct{})}
 	if err := a.open(); err != nil {
 		lock.Release()
 		return nil, err
@@ -134,12 +139,7 @@ func (a *App) open() error {
 			return err
 		}
 	}
-	if a.opts.Port != 0 {
-		if err := cfg.Set("proxy.port", strconv.Itoa(a.opts.Port)); err != nil {
-			db.Close()
-			return err
-		}
-	}
+	a.overrides(&cfg)
 	a.db, a.cfg = db, cfg
 	return nil
 }
@@ -186,6 +186,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.startTrainer(ctx) // after the scheduler, whose windows it follows
 	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)
+	a.goService(ctx, "settings", a.watchSettings)
 	a.startWeb(ctx, cfg, mem.svc)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,
@@ -241,15 +242,22 @@ func (a *App) ProxyURL() string {
 }
 
 func (a *App) health() map[string]any {
-	cfg := a.Config()
+	st := a.Status()
 	return map[string]any{
 		"pid":             os.Getpid(),
 		"version":         a.opts.Version,
-		"mode":            cfg.Resolve().Mode,
-		"configured_mode": cfg.Mode,
+		"mode":            st.Mode,
+		"configured_mode": st.ConfiguredMode,
 		"home":            a.opts.Home,
 		"uptime_seconds":  int(time.Since(a.started).Seconds()),
 		"policy":          a.policyHealth(),
+		"paused":          st.Paused,
+		"problems":        st.Problems,
+		"attention":       st.Attention,
+		"upstream":        st.Upstream,
+		"learning":        st.Learning,
+		"cuts_today":      st.Cuts,
+		"restart_pending": st.Restart,
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
@@ -36,11 +35,15 @@ func (a *App) newMemoryParts(cfg config.Config, now func() time.Time) *memoryPar
 func (a *App) memoryOptions(cfg config.Config) memory.Options {
 	opts := memory.OptionsFrom(cfg)
 	opts.DB, opts.Logger, opts.Paused = a.db, a.log.With("part", "memory"), a.Paused
-	if ep, err := memory.EndpointFrom(cfg); err != nil {
-		a.log.Warn("memory extraction will use the rule-based extractor only", "why", err)
-	} else {
-		opts.Completer = a.meter.Metered(usage.Extraction, llm.New(ep))
-		opts.Outcome = func(err error) { a.meter.Outcome(usage.Extraction, err) }
+	if _, err := memory.EndpointFrom(cfg); err != nil {
+		a.log.Warn("memory extraction will use the rule-based extractor until a model is configured", "why", err)
+	}
+	a.extract.set(a.extractor(cfg))
+	opts.Completer = &a.extract
+	opts.Outcome = func(err error) {
+		if !errors.Is(err, errNoExtractor) {
+			a.meter.Outcome(usage.Extraction, err)
+		}
 	}
 	if e := a.memoryEmbedder(cfg); e != nil {
 		opts.Embedder = e

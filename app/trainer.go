@@ -8,6 +8,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/backend"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 )
 
 // startTrainer runs the slow loop when the policy serves (rl, madmax): its
@@ -26,7 +27,7 @@ func (a *App) startTrainer(ctx context.Context) {
 		return
 	}
 	opts := trainer.Options{DB: a.db, Client: tc, Config: cfg, Codec: a.policy, Paused: a.Paused,
-		Publish: a.policy.UseCheckpoint, Logger: log}
+		Publish: a.policy.UseCheckpoint, Logger: log, Outcome: func(err error) { a.meter.Outcome(usage.Trainer, err) }}
 	if j := learner.BuildJudge(cfg, cfg.RL.PRMVotes, a.meter, log); j != nil {
 		opts.Judge = j
 	}

@@ -3,9 +3,12 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app"
 )
 
 // health is the part of the proxy's /healthz answer the CLI reads.
@@ -18,6 +21,10 @@ type health struct {
 	Home          string         `json:"home"`
 	UptimeSeconds int            `json:"uptime_seconds"`
 	Recorder      *recorderStats `json:"recorder"`
+	// App is the running app's state (paused, problems, attention,
+	// upstream failures, learning spend, cuts, settings waiting for a
+	// restart), read from the same answer.
+	App app.Status `json:"-"`
 }
 
 // recorderStats is the proxy's turn recorder's backlog and losses.
@@ -42,7 +49,14 @@ func fetchHealth(proxyURL string, timeout time.Duration) (health, error) {
 	if resp.StatusCode != http.StatusOK {
 		return h, fmt.Errorf("healthz: status %d", resp.StatusCode)
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&h); err != nil {
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return h, fmt.Errorf("healthz: %w", err)
+	}
+	if err := json.Unmarshal(body, &h); err != nil {
+		return h, fmt.Errorf("healthz: %w", err)
+	}
+	if err := json.Unmarshal(body, &h.App); err != nil {
 		return h, fmt.Errorf("healthz: %w", err)
 	}
 	if h.Service != "metaclaw" {

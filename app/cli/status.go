@@ -10,6 +10,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/store"
 )
 
 // Instance states reported by status.
@@ -20,18 +21,26 @@ const (
 )
 
 type statusReport struct {
-	State         string              `json:"state"`
-	PID           int                 `json:"pid,omitempty"`
-	Mode          string              `json:"mode,omitempty"`
-	Version       string              `json:"version,omitempty"`
-	ProxyURL      string              `json:"proxy_url,omitempty"`
-	WebURL        string              `json:"web_url,omitempty"`
-	UptimeSeconds int                 `json:"uptime_seconds,omitempty"`
-	Responding    bool                `json:"responding"`
-	Recorder      *recorderStats      `json:"recorder,omitempty"`
-	Scheduler     *app.SchedulerState `json:"scheduler,omitempty"` // training windows, as the running app recorded them
-	DataDir       string              `json:"data_dir"`
-	Detail        string              `json:"detail,omitempty"`
+	State          string              `json:"state"`
+	PID            int                 `json:"pid,omitempty"`
+	Mode           string              `json:"mode,omitempty"`            // the mode running (or that would run)
+	ConfiguredMode string              `json:"configured_mode,omitempty"` // the mode configured
+	Paused         bool                `json:"paused"`                    // learning paused (read from the database)
+	Problems       []string            `json:"problems,omitempty"`        // setup problems
+	Attention      []string            `json:"attention,omitempty"`       // what keeps failing
+	Upstream       *proxyFailures      `json:"upstream,omitempty"`        // the provider's failures this run
+	Learning       *app.LearningStatus `json:"learning,omitempty"`        // what learning spent today
+	CutsToday      *store.Cuts         `json:"cuts_today,omitempty"`      // turns cut to fit the context today
+	RestartPending []string            `json:"restart_pending,omitempty"` // saved settings that apply after a restart
+	Version        string              `json:"version,omitempty"`
+	ProxyURL       string              `json:"proxy_url,omitempty"`
+	WebURL         string              `json:"web_url,omitempty"`
+	UptimeSeconds  int                 `json:"uptime_seconds,omitempty"`
+	Responding     bool                `json:"responding"`
+	Recorder       *recorderStats      `json:"recorder,omitempty"`
+	Scheduler      *app.SchedulerState `json:"scheduler,omitempty"` // training windows, as the running app recorded them
+	DataDir        string              `json:"data_dir"`
+	Detail         string              `json:"detail,omitempty"`
 	learnStatus
 }
 
@@ -54,6 +63,7 @@ func inspect(dir string) statusReport {
 	r.UptimeSeconds = int(time.Since(info.StartedAt).Seconds())
 	if h, err := fetchHealth(info.ProxyURL, 2*time.Second); err == nil && h.PID == info.PID {
 		r.Responding, r.Mode, r.UptimeSeconds, r.Recorder = true, h.Mode, h.UptimeSeconds, h.Recorder
+		r.fromApp(h.App)
 	} else {
 		r.Detail = "the proxy is not answering"
 	}
@@ -77,6 +87,7 @@ func runStatus(env *Env, args []string) error {
 	if r.State == stateRunning {
 		r.learnStatus = readLearnStatus()
 	}
+	r.fromDatabase()
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
@@ -97,7 +108,7 @@ func printStatus(env *Env, r statusReport) {
 	switch r.State {
 	case stateRunning:
 		fmt.Fprintf(w, "MetaClaw is running (pid %d)\n", r.PID)
-		fmt.Fprintf(w, "  mode:     %s\n", r.Mode)
+		fmt.Fprintf(w, "  mode:     %s\n", modeLine(r))
 		fmt.Fprintf(w, "  proxy:    %s/v1\n", r.ProxyURL)
 		if r.WebURL != "" {
 			fmt.Fprintf(w, "  web:      %s\n", r.WebURL)
@@ -115,12 +126,14 @@ func printStatus(env *Env, r statusReport) {
 			fmt.Fprintf(w, "  window:   %s\n", windowLine(*st))
 		}
 		printLearnStatus(w, r.learnStatus)
+		printRunning(w, r)
 	case stateStale:
 		fmt.Fprintf(w, "MetaClaw is not running (stale pid file for pid %d; `metaclaw stop` removes it)\n", r.PID)
 	default:
 		fmt.Fprintln(w, "MetaClaw is not running")
 	}
 	fmt.Fprintf(w, "  data dir: %s\n", r.DataDir)
+	printState(w, r)
 	if r.Detail != "" && r.State == stateRunning {
 		fmt.Fprintf(w, "  note:     %s\n", r.Detail)
 	}

@@ -138,12 +138,18 @@ func (t *Trainer) noteFailure(err error) {
 	t.retryAt = t.now().Add(delay)
 	t.lastErr, t.lastErrAt = err.Error(), t.now()
 	t.log.Warn("training step failed", "error", err, "retry_in", delay, "failures", t.failures)
+	if t.opts.Outcome != nil {
+		t.opts.Outcome(err)
+	}
 }
 
 func (t *Trainer) noteSuccess() {
 	t.failMu.Lock()
 	defer t.failMu.Unlock()
 	t.failures, t.retryAt, t.lastErr = 0, time.Time{}, ""
+	if t.opts.Outcome != nil {
+		t.opts.Outcome(nil)
+	}
 }
 
 func (t *Trainer) backingOff() bool {

@@ -95,6 +95,9 @@ type Options struct {
 	// the serving checkpoint, so serving switches to it at once. It must
 	// not block.
 	Publish func(path string)
+	// Outcome is told how each training step went (nil: it worked), so
+	// that a trainer that keeps failing is seen; nil: nobody.
+	Outcome func(err error)
 	Logger  *slog.Logger
 	Now     func() time.Time
 	// Poll is how often Serve looks for work and train-step requests.
