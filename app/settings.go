@@ -32,8 +32,10 @@ var livePrefixes = []string{"skills.auto_evolve", "skills.evolution_every_n_turn
 // NeedsRestart reports whether a changed key applies only after a restart.
 func NeedsRestart(key string) bool {
 	has := func(ps []string) bool {
-		return slices.ContainsFunc(ps, func(p string) bool { return key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(key, p) ||
-			strings.HasSuffix(p, "_") && strings.HasPrefix(key, p) })
+		return slices.ContainsFunc(ps, func(p string) bool {
+			return key == p || strings.HasSuffix(p, ".") && strings.HasPrefix(key, p) ||
+				strings.HasSuffix(p, "_") && strings.HasPrefix(key, p)
+		})
 	}
 	return has(restartPrefixes) && !has(livePrefixes)
 }

@@ -23,12 +23,12 @@ type Status struct {
 	// Attention is what went wrong since and keeps going wrong: a learner
 	// component failing again and again, the provider refusing the key,
 	// the daily learning budget spent. Each is a sentence.
-	Attention []string                `json:"attention,omitempty"`
-	Upstream  proxy.UpstreamFailures  `json:"upstream"`
-	Learning  LearningStatus          `json:"learning"`
-	Cuts      store.Cuts              `json:"cuts_today"`
-	Restart   []string                `json:"restart_pending,omitempty"` // saved keys that apply after a restart
-	StartedAt time.Time               `json:"started_at"`
+	Attention []string               `json:"attention,omitempty"`
+	Upstream  proxy.UpstreamFailures `json:"upstream"`
+	Learning  LearningStatus         `json:"learning"`
+	Cuts      store.Cuts             `json:"cuts_today"`
+	Restart   []string               `json:"restart_pending,omitempty"` // saved keys that apply after a restart
+	StartedAt time.Time              `json:"started_at"`
 }
 
 // LearningStatus is what learning spent today and its budget.
