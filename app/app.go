@@ -70,6 +70,7 @@ type App struct {
 	cfg     config.Config
 	restart []string // saved keys that apply after a restart (settings.go)
 
+	applyMu     sync.Mutex // one applySettings at a time
 	restartOnce sync.Once
 	restarting  chan struct{} // closed by RequestRestart
 	extract     liveCompleter // memory extraction's model (settings.go)

@@ -60,6 +60,8 @@ func (a *App) watchSettings(ctx context.Context) error {
 // evolver, memory extraction's model, learning's budget. The others wait
 // for a restart (pendingRestart).
 func (a *App) applySettings(ctx context.Context) {
+	a.applyMu.Lock()
+	defer a.applyMu.Unlock()
 	stored, _, err := config.Load(ctx, a.db)
 	if err != nil {
 		a.log.Warn("reread settings", "err", err)

@@ -10,6 +10,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 	"github.com/metaclaw/metaclaw/web"
@@ -22,8 +23,33 @@ var _ web.Control = webControl{}
 
 func (w webControl) Status() web.Status {
 	st := w.a.Status()
-	return web.Status{Version: w.a.opts.Version, Mode: st.Mode, ConfiguredMode: st.ConfiguredMode, ProxyURL: st.ProxyURL,
-		Home: w.a.opts.Home, StartedAt: st.StartedAt, TurnsToday: st.TurnsToday, Problems: st.Problems}
+	ws := web.Status{Version: w.a.opts.Version, Mode: st.Mode, ConfiguredMode: st.ConfiguredMode, ProxyURL: st.ProxyURL,
+		Home: w.a.opts.Home, StartedAt: st.StartedAt, TurnsToday: st.TurnsToday, Problems: st.Problems,
+		Attention: st.Attention, Spend: st.Learning.Today, Cuts: st.Cuts, Restart: st.Restart,
+		Budget: web.Budget{Limit: st.Learning.Budget.Limit, Used: st.Learning.Budget.Used, Reached: st.Learning.Budget.Reached}}
+	u := st.Upstream
+	ws.Upstream = web.UpstreamStatus{Turns: u.Turns, Failed: u.Total, LastAt: u.LastAt, LastKind: u.LastKind, LastMessage: u.LastMessage}
+	for _, k := range proxy.FailureKinds {
+		if n := u.Counts[k]; n > 0 {
+			ws.Upstream.Kinds = append(ws.Upstream.Kinds, web.KindCount{Kind: k, Count: n})
+		}
+	}
+	return ws
+}
+
+func (w webControl) ApplySettings() { w.a.applySettings(context.Background()) }
+
+func (w webControl) Restart() error {
+	w.a.RequestRestart()
+	return nil
+}
+
+func (w webControl) TestConnection(ctx context.Context) error {
+	cfg, _, err := config.Load(ctx, w.a.db)
+	if err != nil {
+		return err
+	}
+	return TestConnection(ctx, cfg)
 }
 
 func (w webControl) Paused() bool                { return w.a.Paused() }

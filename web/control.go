@@ -31,6 +31,16 @@ type Control interface {
 	ConnectCalendar(ctx context.Context) (string, error)
 	// DisconnectCalendar revokes the calendar grant and deletes the token.
 	DisconnectCalendar(ctx context.Context) error
+	// ApplySettings makes the running app take on the saved settings
+	// that need no restart, now (it also does every few seconds).
+	ApplySettings()
+	// Restart stops MetaClaw and starts it again, so that every saved
+	// setting applies; the page reconnects once it is back.
+	Restart() error
+	// TestConnection asks the provider of the saved llm.* settings for
+	// its models (or, failing that, for a one-token answer) and says what
+	// failed; nil when it answered.
+	TestConnection(ctx context.Context) error
 	// Policy is the trained policy's serving state (see PolicyStatus).
 	Policy() PolicyStatus
 	// ServeCheckpoint makes the policy serve the recorded sampler
@@ -64,6 +74,36 @@ type Status struct {
 	StartedAt      time.Time
 	TurnsToday     int
 	Problems       []string // setup problems, each naming the key to set
+	// Attention is what keeps going wrong (a key the provider rejects, a
+	// learner component failing again and again, the budget spent).
+	Attention []string
+	Upstream  UpstreamStatus
+	Spend     []store.Spend // what learning spent today, by component
+	Budget    Budget
+	Cuts      store.Cuts // turns cut to fit the context today
+	// Restart lists saved keys that apply only after a restart.
+	Restart []string
+}
+
+// UpstreamStatus is the provider's failures since the app started.
+type UpstreamStatus struct {
+	Turns, Failed int64
+	Kinds         []KindCount // kinds that happened, in a fixed order
+	LastAt        time.Time
+	LastKind      string
+	LastMessage   string
+}
+
+// KindCount is how often one kind of failure happened.
+type KindCount struct {
+	Kind  string
+	Count int64
+}
+
+// Budget is learning.max_calls_per_day and today's use of it.
+type Budget struct {
+	Limit, Used int
+	Reached     bool
 }
 
 // MemoryEditor changes memories on the person's behalf. app passes the

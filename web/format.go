@@ -134,3 +134,26 @@ func groupDigits(n int) string {
 	}
 	return s
 }
+
+// failureLabel names a kind of upstream failure in words.
+func failureLabel(kind string) string {
+	switch kind {
+	case "unreachable":
+		return "unreachable"
+	case "key_rejected":
+		return "key rejected (401/403)"
+	case "rate_limited":
+		return "rate limited (429)"
+	case "server_error":
+		return "server error (5xx)"
+	case "timeout":
+		return "timed out"
+	case "stream_cut":
+		return "stream cut short"
+	case "bad_answer":
+		return "unreadable answer"
+	case "no_key":
+		return "no key to send"
+	}
+	return kind
+}

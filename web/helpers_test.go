@@ -28,17 +28,37 @@ type fakeControl struct {
 	disconnects  int
 	cfg          config.Config
 	logPath      string
-	calendarAuth string       // what ConnectCalendar answers; "" fails
-	policy       PolicyStatus // what Policy answers (training_test.go)
-	served       []string     // ServeCheckpoint's paths, in order
+	calendarAuth string        // what ConnectCalendar answers; "" fails
+	policy       PolicyStatus  // what Policy answers (training_test.go)
+	served       []string      // ServeCheckpoint's paths, in order
+	status       func(*Status) // adds to what Status answers (trust tests)
+	applied      int           // ApplySettings calls
+	restarts     int           // Restart calls
+	connErr      error         // what TestConnection answers
 }
 
 var _ Control = (*fakeControl)(nil)
 
 func (f *fakeControl) Status() Status {
 	eff := f.cfg.Resolve()
-	return Status{Version: "test", Mode: eff.Mode, ConfiguredMode: f.cfg.Mode, ProxyURL: "http://127.0.0.1:30000",
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := Status{Version: "test", Mode: eff.Mode, ConfiguredMode: f.cfg.Mode, ProxyURL: "http://127.0.0.1:30000",
 		Home: "/tmp/metaclaw-test", StartedAt: time.Now().Add(-time.Hour), Problems: eff.Problems}
+	if f.status != nil {
+		f.status(&st)
+	}
+	return st
+}
+
+func (f *fakeControl) ApplySettings() { f.mu.Lock(); f.applied++; f.mu.Unlock() }
+
+func (f *fakeControl) Restart() error { f.mu.Lock(); f.restarts++; f.mu.Unlock(); return nil }
+
+func (f *fakeControl) TestConnection(context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.connErr
 }
 func (f *fakeControl) Paused() bool {
 	f.mu.Lock()

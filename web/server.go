@@ -104,6 +104,8 @@ func (s *Server) routes() {
 	a.Get("/settings", s.settings)
 	a.Post("/settings", s.settingsSave)
 	a.Post("/settings/preset", s.settingsPreset)
+	a.Post("/restart", s.restart)
+	a.Post("/setup/test", s.setupTest)
 	a.Post("/calendar/connect", s.calendarConnect)
 	a.Post("/calendar/disconnect", s.calendarDisconnect)
 	a.Get("/setup", s.setup)

@@ -45,6 +45,7 @@ func (s *Server) settingsView(ctx context.Context, submitted map[string]string, 
 	if err != nil {
 		return settingsData{}, err
 	}
+	s.opts.Control.ApplySettings()
 	running := s.opts.Control.Config()
 	pending := map[string]bool{}
 	d := settingsData{Presets: config.Presets, Provider: stored.LLM.Provider, Failed: len(errs) > 0,
@@ -145,9 +146,41 @@ func (s *Server) saveConfig(c *fiber.Ctx, changes, submitted map[string]string, 
 	if err != nil {
 		return err
 	}
-	keys := sortedKeys(changes)
-	return s.done(c, next, fmt.Sprintf("Saved %s. Restart MetaClaw to apply: Quit from the tray and start it again, or `metaclaw stop && metaclaw start`.",
-		strings.Join(keys, ", ")))
+	return s.done(c, next, s.savedMessage(sortedKeys(changes)))
+}
+
+// savedMessage applies saved keys to the running app and says which are
+// in force and which wait for a restart.
+func (s *Server) savedMessage(keys []string) string {
+	s.opts.Control.ApplySettings()
+	waiting := map[string]bool{}
+	for _, k := range s.opts.Control.Status().Restart {
+		waiting[k] = true
+	}
+	var now, later []string
+	for _, k := range keys {
+		if waiting[k] {
+			later = append(later, k)
+		} else {
+			now = append(now, k)
+		}
+	}
+	var parts []string
+	if len(now) > 0 {
+		parts = append(parts, "Saved and applied: "+strings.Join(now, ", ")+".")
+	}
+	if len(later) > 0 {
+		parts = append(parts, "Saved, applies after a restart (use Restart MetaClaw on the settings page): "+strings.Join(later, ", ")+".")
+	}
+	return strings.Join(parts, " ")
+}
+
+// restart restarts MetaClaw (the Restart button).
+func (s *Server) restart(c *fiber.Ctx) error {
+	if err := s.opts.Control.Restart(); err != nil {
+		return fmt.Errorf("restart: %w", err)
+	}
+	return s.render(c, fiber.StatusAccepted, restartingPage(s.page(c, "Restarting", "settings")))
 }
 
 // settingsPreset applies a provider preset: provider, base URL and model.

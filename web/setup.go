@@ -29,6 +29,15 @@ func (s *Server) setupForm(ctx context.Context) (setupForm, error) {
 		Presets: config.Presets, Problems: cur.Resolve().Problems}, nil
 }
 
+// setupTest tests the connection to the saved provider (the Test
+// connection button) and says what failed.
+func (s *Server) setupTest(c *fiber.Ctx) error {
+	if err := s.opts.Control.TestConnection(c.UserContext()); err != nil {
+		return s.done(c, "/setup", "The provider did not answer: "+err.Error())
+	}
+	return s.done(c, "/setup", "The provider answered: llm.* works.")
+}
+
 func (s *Server) setup(c *fiber.Ctx) error {
 	f, err := s.setupForm(c.UserContext())
 	if err != nil {
@@ -53,7 +62,13 @@ func (s *Server) setupSave(c *fiber.Ctx) error {
 			if err != nil {
 				return err
 			}
-			return s.done(c, "/", "Setup saved. Restart MetaClaw to apply it: Quit from the tray and start it again, or `metaclaw stop && metaclaw start`.")
+			msg := "Setup saved. " + s.savedMessage(sortedKeys(changes))
+			if err := s.opts.Control.TestConnection(ctx); err != nil {
+				msg += " But the provider did not answer: " + err.Error()
+			} else {
+				msg += " The provider answered."
+			}
+			return s.done(c, "/", msg)
 		}
 		for _, e := range ce {
 			if fl, ok := config.Lookup(e.Key); ok {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/store/config"
 	"golang.org/x/term"
 )
@@ -17,7 +19,7 @@ type setupFlags struct {
 	provider, model, apiBase, apiKeyEnv, apiKeyFile, mode, rlKeyEnv string
 	clawType                                                        string
 	port                                                            int
-	yes                                                             bool
+	yes, noTest                                                     bool
 }
 
 func runSetup(env *Env, args []string) error {
@@ -33,6 +35,7 @@ func runSetup(env *Env, args []string) error {
 	fs.IntVar(&f.port, "port", 0, "proxy port")
 	fs.StringVar(&f.clawType, "claw-type", "", "the agent `metaclaw start` points at the proxy: "+clawTypes())
 	fs.BoolVar(&f.yes, "non-interactive", false, "never prompt; use flags and defaults")
+	fs.BoolVar(&f.noTest, "no-test", false, "do not test the connection to the provider")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -56,7 +59,11 @@ func runSetup(env *Env, args []string) error {
 	if err := saveChanges(env, changes); err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stdout, "\nSaved. Next: `metaclaw start` (or `metaclaw start --daemon`), then point your agent at the proxy.")
+	fmt.Fprintln(env.Stdout, "\nSaved.")
+	if !f.noTest {
+		testSavedConnection(env)
+	}
+	fmt.Fprintln(env.Stdout, "Next: `metaclaw start` (or `metaclaw start --daemon`), then point your agent at the proxy.")
 	return nil
 }
 
@@ -64,6 +71,23 @@ func runSetup(env *Env, args []string) error {
 func clawTypes() string {
 	f, _ := config.Lookup("claw_type")
 	return strings.Join(f.Enum, ", ")
+}
+
+// testSavedConnection asks the saved provider for its models (or one
+// token) and says whether it answered and, if not, what failed. A failed
+// test changes nothing: the settings are saved.
+func testSavedConnection(env *Env) {
+	db, _, cfg, err := loadConfig()
+	if err != nil {
+		return
+	}
+	db.Close()
+	fmt.Fprintf(env.Stdout, "Testing the connection to %s ... ", cfg.LLM.APIBase)
+	if err := app.TestConnection(context.Background(), cfg); err != nil {
+		fmt.Fprintf(env.Stdout, "FAILED: %v\nFix it with `metaclaw setup` or `metaclaw config set llm.api_key ...`; MetaClaw shows the provider's failures in `metaclaw status`.\n", err)
+		return
+	}
+	fmt.Fprintln(env.Stdout, "the provider answered.")
 }
 
 func presetNames() string {

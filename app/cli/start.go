@@ -111,9 +111,12 @@ func startForeground(env *Env, dir string, f startFlags) error {
 		fmt.Fprintf(env.Stdout, "MetaClaw is running. Point your agent at %s/v1 — press Ctrl-C to stop.\n", a.ProxyURL())
 		configureAgent(env, a.ProxyURL(), f.wechatRelogin)
 	}
-	runUntilDone(ctx, a, log, f.tray && !f.noTray)
+	restart := runUntilDone(ctx, a, log, f.tray && !f.noTray)
 	if err := a.Stop(); err != nil {
 		return err
+	}
+	if restart {
+		return reexec(log)
 	}
 	if err := a.Err(); err != nil {
 		return err
@@ -121,9 +124,9 @@ func startForeground(env *Env, dir string, f startFlags) error {
 	return nil
 }
 
-// runUntilDone blocks until a signal arrives, the tray quits, or a service
-// fails.
-func runUntilDone(ctx context.Context, a *app.App, log *slog.Logger, withTray bool) {
+// runUntilDone blocks until a signal arrives, the tray quits, a service
+// fails, or a restart is asked for (it then returns true).
+func runUntilDone(ctx context.Context, a *app.App, log *slog.Logger, withTray bool) bool {
 	trayDone := make(chan struct{})
 	if withTray {
 		go runTray(ctx, a, log, trayDone)
@@ -134,7 +137,11 @@ func runUntilDone(ctx context.Context, a *app.App, log *slog.Logger, withTray bo
 	case <-a.Done():
 	case <-trayDone:
 		log.Info("stopping: quit from the tray")
+	case <-a.Restarting():
+		log.Info("restarting: asked for on the web page")
+		return true
 	}
+	return false
 }
 
 func startDaemon(env *Env, dir string, f startFlags, args []string) error {

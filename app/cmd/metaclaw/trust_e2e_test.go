@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -178,4 +182,83 @@ func TestStatusShowsWhatHappened(t *testing.T) {
 	if !strings.Contains(r.stdout, "learner calls today") || !strings.Contains(r.stdout, "setup:    mode rl needs rl.api_key") {
 		t.Errorf("status of a stopped MetaClaw:\n%s", r.stdout)
 	}
+}
+
+// TestSetupTestsTheConnection: setup asks the provider with the new key and
+// says what failed.
+func TestSetupTestsTheConnection(t *testing.T) {
+	t.Parallel()
+	up := fakeupstream.New()
+	base, err := up.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	in := newInstance(t)
+	up.EnqueueFor("/v1/models", fakeupstream.ErrorReply(http.StatusUnauthorized, "Incorrect API key provided"))
+	r := in.must("setup", "--provider", "custom", "--api-base", base+"/v1", "--model", "fake-model", "--api-key-env", "TEST_PROVIDER_KEY",
+		"--mode", "skills_only", "--port", strconv.Itoa(in.port))
+	if !strings.Contains(r.stdout, "FAILED: the provider rejected llm.api_key (HTTP 401)") {
+		t.Errorf("setup with a refused key:\n%s", r.stdout)
+	}
+	r = in.must("setup", "--provider", "custom", "--api-base", base+"/v1", "--model", "fake-model", "--api-key-env", "TEST_PROVIDER_KEY",
+		"--mode", "skills_only", "--port", strconv.Itoa(in.port))
+	if !strings.Contains(r.stdout, "the provider answered") {
+		t.Errorf("setup with a good key:\n%s", r.stdout)
+	}
+	dead := "http://127.0.0.1:" + strconv.Itoa(freePort(t)) + "/v1"
+	r = in.must("setup", "--provider", "custom", "--api-base", dead, "--model", "fake-model", "--api-key-env", "TEST_PROVIDER_KEY",
+		"--mode", "skills_only", "--port", strconv.Itoa(in.port))
+	if !strings.Contains(r.stdout, "FAILED: "+dead+" is unreachable") {
+		t.Errorf("setup with a dead address:\n%s", r.stdout)
+	}
+}
+
+// TestWebRestart: a saved setting that needs a restart is listed by status;
+// the web page's Restart button brings MetaClaw back, same pid, with it in
+// force.
+func TestWebRestart(t *testing.T) {
+	t.Parallel()
+	up := fakeupstream.New()
+	base, err := up.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	in := newInstance(t)
+	in.must("config", "set", "llm.provider", "custom", "llm.api_base", base+"/v1", "llm.api_key", "sk-k",
+		"llm.model_id", "fake-model", "mode", "skills_only", "proxy.port", strconv.Itoa(in.port), "web.port", strconv.Itoa(freePort(t)))
+	in.must("start", "--daemon")
+	defer in.run("stop")
+	before, _ := in.status()
+	in.must("config", "set", "proxy.session_idle_minutes", "45")
+	eventuallyStatus(t, in, "the pending restart", func(s trustStatus) bool {
+		return strings.Join(s.RestartPending, ",") == "proxy.session_idle_minutes"
+	})
+	login := strings.TrimSpace(in.must("open", "--print").stdout)
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	resp, err := c.Get(login) // follows to the dashboard with the session cookie
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	m := regexp.MustCompile(`name="_csrf" value="([^"]+)"`).FindSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token on the dashboard:\n%.500s", page)
+	}
+	webBase := login[:strings.Index(login, "/login")]
+	resp, err = c.PostForm(webBase+"/restart", url.Values{"_csrf": {string(m[1])}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /restart: %d", resp.StatusCode)
+	}
+	eventuallyStatus(t, in, "MetaClaw back with nothing pending", func(s trustStatus) bool {
+		st, _ := in.status()
+		return st.Responding && st.PID == before.PID && len(s.RestartPending) == 0
+	})
 }
