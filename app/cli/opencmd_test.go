@@ -109,3 +109,28 @@ func TestOpenNeedsRunningApp(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errb.String())
 	}
 }
+
+func TestTrayWanted(t *testing.T) {
+	t.Parallel()
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	desktop, headless := env(map[string]string{"DISPLAY": ":0"}), env(nil)
+	for _, tt := range []struct {
+		name   string
+		f      startFlags
+		getenv func(string) string
+		goos   string
+		want   bool
+	}{
+		{"foreground on a Linux desktop", startFlags{}, desktop, "linux", true},
+		{"Wayland", startFlags{}, env(map[string]string{"WAYLAND_DISPLAY": "wayland-0"}), "linux", true},
+		{"headless Linux", startFlags{}, headless, "linux", false},
+		{"--no-tray wins", startFlags{noTray: true}, desktop, "linux", false},
+		{"--tray on a headless box", startFlags{tray: true}, headless, "linux", true},
+		{"Windows", startFlags{}, headless, "windows", true},
+		{"macOS", startFlags{}, headless, "darwin", true},
+	} {
+		if got := trayWanted(tt.f, tt.getenv, tt.goos); got != tt.want {
+			t.Errorf("%s: trayWanted = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -111,7 +112,7 @@ func startForeground(env *Env, dir string, f startFlags) error {
 		fmt.Fprintf(env.Stdout, "MetaClaw is running. Point your agent at %s/v1 — press Ctrl-C to stop.\n", a.ProxyURL())
 		configureAgent(env, a.ProxyURL(), f.wechatRelogin)
 	}
-	restart := runUntilDone(ctx, a, log, f.tray && !f.noTray)
+	restart := runUntilDone(ctx, a, log, trayWanted(f, env.getenv, runtime.GOOS))
 	if err := a.Stop(); err != nil {
 		return err
 	}

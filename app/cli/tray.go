@@ -23,16 +23,32 @@ import (
 // closed) or ctx ends. Without a tray host it says so once and returns
 // without closing done: MetaClaw runs on.
 func runTray(ctx context.Context, a *app.App, log *slog.Logger, done chan<- struct{}) {
-	switch err := tray.Available(); {
+	err := tray.Available()
+	switch {
 	case errors.Is(err, tray.ErrNoHost):
-		log.Info("running without a tray icon until a tray host starts", "reason", err.Error())
+		log.Info("tray icon waiting for a tray host: it appears as soon as the panel starts", "reason", err.Error())
 	case err != nil:
 		log.Info("running without a tray icon", "reason", err.Error())
 		return
 	}
-	if tray.Run(ctx, newTrayControl(a, log), log) {
+	if tray.Run(ctx, newTrayControl(a, log), log, err != nil) {
 		close(done)
 	}
+}
+
+// trayWanted reports whether start shows the tray icon: asked for with
+// --tray, or by default in a desktop session (a display on Linux; always
+// on Windows and macOS), unless --no-tray.
+func trayWanted(f startFlags, getenv func(string) string, goos string) bool {
+	switch {
+	case f.noTray:
+		return false
+	case f.tray:
+		return true
+	case goos == "linux" || goos == "freebsd" || goos == "openbsd" || goos == "netbsd":
+		return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+	}
+	return true
 }
 
 // trayControl adapts the app to the tray's narrow interface.
@@ -60,7 +76,8 @@ func newTrayControl(a *app.App, log *slog.Logger) trayControl {
 func (t trayControl) Status() tray.Status {
 	st := t.a.Status()
 	w := t.a.SchedulerStatus()
-	return tray.Status{Mode: st.Mode, ProxyURL: st.ProxyURL, TurnsToday: st.TurnsToday, Problems: st.Problems,
+	return tray.Status{Mode: st.Mode, ProxyURL: st.ProxyURL, TurnsToday: st.TurnsToday,
+		Problems: append(append([]string(nil), st.Attention...), st.Problems...),
 		Paused: t.a.Paused(), Training: st.Training, Autostart: t.login != nil && t.login.Enabled(),
 		Window: tray.Window{Enabled: w.Enabled, Open: w.Open, Reason: w.Reason, Until: w.Until.Local()}}
 }

@@ -105,14 +105,22 @@ func firstRun(t *testing.T, s *session, port int) {
 		t.Fatalf("Available without a watcher = %v, want ErrNoHost", err)
 	}
 	run := s.launch()
-	run.waitLog("running without a tray icon until a tray host starts")
+	run.waitLog("tray icon waiting for a tray host")
+	run.waitLog("tray menu ready; the icon shows as soon as a tray host starts")
 	s.w = startWatcher(t)
 	if err := tray.Available(); err != nil {
 		t.Fatalf("Available with a watcher: %v", err)
 	}
 	run.attach(s.w)
 	m := run.menu()
-	m.want(t, "skills_only · 127.0.0.1:"+strconv.Itoa(port)+" · 0 turns today", false, false)
+	// dbusmenu reads "_" as the mnemonic marker: the label doubles it so
+	// that the panel shows "skills_only", not "skillsonly".
+	m.want(t, "skills__only · 127.0.0.1:"+strconv.Itoa(port)+" · 0 turns today", false, false)
+	for _, bad := range []string{"running without a tray icon", "systray error", "tray icon shown"} {
+		if strings.Contains(run.out.String(), bad) {
+			t.Errorf("the log contradicts itself: it says %q while waiting for a tray host:\n%s", bad, run.out)
+		}
+	}
 	m.want(t, "Pause learning", true, false)
 	m.want(t, "Start at login", true, false)
 	if tip := run.tooltip(); tip != "MetaClaw: learning (skills_only)" {
@@ -283,7 +291,7 @@ func (r *running) attach(w *watcher) {
 		r.t.Fatalf("read the item's Menu: %v", err)
 	}
 	r.menuObj = r.conn.Object(name, v.Value().(dbus.ObjectPath))
-	r.waitLog("tray icon shown") // the menu's click handlers run
+	r.waitLog("tray menu ready") // the menu's click handlers run
 }
 
 func (r *running) waitLog(s string) {

@@ -1,6 +1,7 @@
 package tray
 
 import (
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -134,5 +135,34 @@ func TestWindowLine(t *testing.T) {
 				t.Errorf("ViewOf(...).WindowLine = %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestMenuLabel(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ in, goos, want string }{
+		{"skills_only · 127.0.0.1:30000 · 3 turns today", "linux", "skills__only · 127.0.0.1:30000 · 3 turns today"},
+		{"skills_only", "windows", "skills_only"},
+		{"skills_only", "darwin", "skills_only"},
+		{"madmax · 1 turn today", "linux", "madmax · 1 turn today"},
+	} {
+		if got := menuLabel(tt.in, tt.goos); got != tt.want {
+			t.Errorf("menuLabel(%q, %s) = %q, want %q", tt.in, tt.goos, got, tt.want)
+		}
+	}
+}
+
+func TestSystrayLogWithoutHost(t *testing.T) {
+	t.Parallel()
+	var buf strings.Builder
+	log := slog.New(slog.NewTextHandler(&buf, nil))
+	w := &systrayWriter{log: log, noHost: true}
+	w.Write([]byte("systray error: failed to register: org.freedesktop.DBus.Error.ServiceUnknown\n"))
+	if buf.Len() != 0 {
+		t.Errorf("the expected registration failure was logged at info: %s", buf.String())
+	}
+	w.Write([]byte("systray error: failed to set Title prop: boom\n"))
+	if !strings.Contains(buf.String(), `msg="tray: failed to set Title prop: boom"`) || strings.Contains(buf.String(), "systray error") {
+		t.Errorf("log %s", buf.String())
 	}
 }

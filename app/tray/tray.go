@@ -40,9 +40,12 @@ const refreshEvery = 5 * time.Second
 
 // Run shows the icon and menu until the person chooses Quit (it returns
 // true) or ctx ends (it returns false). Call Available first: without a
-// session bus systray would block for ever.
-func Run(ctx context.Context, c Control, log *slog.Logger) (quit bool) {
-	m := &menu{c: c, log: log}
+// session bus systray would block for ever. noHost says Available found no
+// tray host yet: the icon is then ready and appears when one starts, and
+// systray's registration failure meanwhile is not an error.
+func Run(ctx context.Context, c Control, log *slog.Logger, noHost bool) (quit bool) {
+	defer captureSystrayLog(log, noHost)()
+	m := &menu{c: c, log: log, noHost: noHost}
 	stopped := make(chan struct{}) // closed when the event loop has returned
 	go func() {
 		select {
@@ -62,9 +65,10 @@ func Run(ctx context.Context, c Control, log *slog.Logger) (quit bool) {
 
 // menu is the tray's menu items and what they show.
 type menu struct {
-	c    Control
-	log  *slog.Logger
-	quit atomic.Bool // the person chose Quit
+	c      Control
+	log    *slog.Logger
+	noHost bool        // no tray host was found at start
+	quit   atomic.Bool // the person chose Quit
 
 	// The fields below belong to the goroutine running loop.
 	status, window, problem, open, pause, autostart, openLog, quitItem *systray.MenuItem
@@ -128,7 +132,11 @@ func (m *menu) ready(stopped <-chan struct{}) {
 	go relay(m.openLog, actOpenLog)
 	go relay(m.quitItem, actQuit)
 	go m.loop(acts, stopped)
-	m.log.Info("tray icon shown")
+	if m.noHost {
+		m.log.Info("tray menu ready; the icon shows as soon as a tray host starts")
+	} else {
+		m.log.Info("tray icon shown; tray menu ready")
+	}
 }
 
 // loop carries out the menu choices and refreshes the menu.
@@ -202,10 +210,10 @@ func (m *menu) apply(v View, all bool) {
 		systray.SetTooltip(v.Tooltip)
 	}
 	if all || v.StatusLine != old.StatusLine {
-		m.status.SetTitle(v.StatusLine)
+		m.status.SetTitle(menuLabel(v.StatusLine, runtime.GOOS))
 	}
 	if all || v.WindowLine != old.WindowLine {
-		m.window.SetTitle(v.WindowLine)
+		m.window.SetTitle(menuLabel(v.WindowLine, runtime.GOOS))
 		if v.WindowLine == "" {
 			m.window.Hide()
 		} else {
@@ -213,7 +221,7 @@ func (m *menu) apply(v View, all bool) {
 		}
 	}
 	if all || v.Problem != old.Problem || v.ProblemTip != old.ProblemTip {
-		m.problem.SetTitle(v.Problem)
+		m.problem.SetTitle(menuLabel(v.Problem, runtime.GOOS))
 		m.problem.SetTooltip(v.ProblemTip)
 		if v.Problem == "" {
 			m.problem.Hide()
