@@ -167,20 +167,55 @@ func (m *memoryCmd) search(ctx context.Context, args []string) error {
 			ms, scores = append(ms, h.Memory), append(scores, h.Score)
 		}
 	} else {
+		injected, err := m.injected(ctx, *scope, q)
+		if err != nil {
+			return err
+		}
 		hits, err := m.svc.Search(ctx, *scope, q, *limit)
 		if err != nil {
 			return err
 		}
 		for _, h := range hits {
-			ms, scores = append(ms, h.Memory), append(scores, h.Score)
+			if !injected[h.Memory.ID] {
+				ms, scores = append(ms, h.Memory), append(scores, h.Score)
+			}
+		}
+		if len(ms) > 0 {
+			fmt.Fprintln(m.env.Stdout, "\nOther matches (not injected):")
 		}
 	}
 	if len(ms) == 0 {
-		fmt.Fprintln(m.env.Stdout, "no memory matches")
+		if *history {
+			fmt.Fprintln(m.env.Stdout, "no memory matches")
+		}
 		return nil
 	}
 	m.table(ms, false, scores)
 	return nil
+}
+
+// injected prints what a turn whose user says q would be given — pinned
+// memories included, within memory.max_injected_units and _tokens, as the
+// proxy injects — and returns their ids.
+func (m *memoryCmd) injected(ctx context.Context, scope, q string) (map[int64]bool, error) {
+	sel, err := m.svc.Retriever().Select(ctx, scope, []memory.Message{{Role: "user", Text: q}})
+	if err != nil {
+		return nil, err
+	}
+	ids := map[int64]bool{}
+	if len(sel.Memories) == 0 {
+		fmt.Fprintf(m.env.Stdout, "nothing would be injected into a turn that says this (scope %s)\n", scope)
+		return ids, nil
+	}
+	fmt.Fprintf(m.env.Stdout, "Injected into a turn that says this (scope %s; pinned ones always, about %d tokens):\n", scope, sel.Tokens)
+	var ms []store.Memory
+	var scores []float64
+	for _, h := range sel.Memories {
+		ms, scores = append(ms, h.Memory), append(scores, h.Score)
+		ids[h.Memory.ID] = true
+	}
+	m.table(ms, false, scores)
+	return ids, nil
 }
 
 func (m *memoryCmd) show(ctx context.Context, args []string) error {

@@ -262,3 +262,34 @@ func TestWebRestart(t *testing.T) {
 		return st.Responding && st.PID == before.PID && len(s.RestartPending) == 0
 	})
 }
+
+// TestMemorySearchShowsWhatIsInjected: a pinned memory goes into every
+// turn, so `memory search` shows it for any query instead of saying that
+// no memory matches; a memory the query finds but the budget leaves out
+// is listed apart.
+func TestMemorySearchShowsWhatIsInjected(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	in.setup()
+	in.must("memory", "add", "Always answer in British English.", "--type", "procedure", "--pin")
+	out := in.must("memory", "search", "how", "do", "I", "rebase", "onto", "main").stdout
+	if !strings.Contains(out, "Injected into a turn that says this") || !strings.Contains(out, "British English") ||
+		strings.Contains(out, "no memory matches") {
+		t.Errorf("memory search with a pinned memory:\n%s", out)
+	}
+	in.must("memory", "pin", firstMemoryID(t, in), "--off")
+	if out := in.must("memory", "search", "how", "do", "I", "rebase", "onto", "main").stdout; !strings.Contains(out, "nothing would be injected") {
+		t.Errorf("memory search with nothing to inject:\n%s", out)
+	}
+}
+
+func firstMemoryID(t *testing.T, in *instance) string {
+	t.Helper()
+	for _, line := range strings.Split(in.must("memory", "list").stdout, "\n")[1:] {
+		if f := strings.Fields(line); len(f) > 0 {
+			return f[0]
+		}
+	}
+	t.Fatal("no memory listed")
+	return ""
+}

@@ -43,9 +43,18 @@ var rules = []rule{
 	{re: regexp.MustCompile(`(?i)^(?:please\s+)?(?:always|never|from now on|in future|going forward)\b,?\s*(.{5,160})`),
 		typ: store.MemoryProcedure, importance: 0.6,
 		topic: fixed(""), content: func(m []string) string { return `The user asked: "` + m[0] + `".` }},
-	{re: regexp.MustCompile(`(?i)^(?:please\s+)?remember(?:\s+that)?\s+(.{5,200})`),
+	{re: regexp.MustCompile(`(?i)^(?:i'?d|i would)\s+like\s+you\s+to\s+(?:always|never)\b\s*(.{5,160})|^i\s+want\s+you\s+to\s+(?:always|never)\b\s*(.{5,160})`),
+		typ: store.MemoryProcedure, importance: 0.6,
+		topic: fixed(""), content: func(m []string) string { return `The user asked: "` + m[0] + `".` }},
+	{re: regexp.MustCompile(`(?i)^(?:please\s+)?(?:remember|don'?t\s+forget|do\s+not\s+forget)(?:\s+(?:this|that))?\s*[:,-]?\s+(.{5,200})`),
 		typ: store.MemoryFact, importance: 0.7,
 		topic: fixed(""), content: func(m []string) string { return "The user asked to remember: " + m[1] + "." }},
+	{re: regexp.MustCompile(`(?i)^(?:please\s+)?(?:(?:take\s+)?note\s+that|please\s+note\s*:|(?:keep|bear)\s+in\s+mind(?:\s+that)?)\s*[:,-]?\s*(.{5,200})`),
+		typ: store.MemoryFact, importance: 0.7,
+		topic: fixed(""), content: func(m []string) string { return "The user asked to keep in mind: " + m[1] + "." }},
+	{re: regexp.MustCompile(`(?i)^(?:just\s+so\s+you\s+know|fyi|for\s+(?:future\s+)?reference)\s*[:,-]?\s+(.{5,200})`),
+		typ: store.MemoryFact, importance: 0.6,
+		topic: fixed(""), content: func(m []string) string { return "The user noted: " + m[1] + "." }},
 }
 
 func fixed(s string) func([]string) string { return func([]string) string { return s } }
@@ -55,8 +64,10 @@ var sentenceRE = regexp.MustCompile(`[^.!?\n]+[.!?]*`)
 
 // RuleExtract is the conservative stand-in for the extraction model: a few
 // patterns over what the user said ("my name is", "I work at", "I
-// prefer", "from now on", "remember that" ...), never over the assistant's
-// answers, never over questions. Its memories carry RuleConfidence.
+// prefer", "from now on", "remember that", "please remember:", "note
+// that", "keep in mind", "I'd like you to always" ...), never over the
+// assistant's answers, never over questions. Its memories carry
+// RuleConfidence.
 func RuleExtract(exs []Exchange) []Candidate {
 	var out []Candidate
 	seen := map[string]bool{}
