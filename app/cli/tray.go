@@ -78,7 +78,7 @@ func (t trayControl) Status() tray.Status {
 	w := t.a.SchedulerStatus()
 	return tray.Status{Mode: st.Mode, ProxyURL: st.ProxyURL, TurnsToday: st.TurnsToday,
 		Problems: append(append([]string(nil), st.Attention...), st.Problems...),
-		Paused: t.a.Paused(), Training: st.Training, Autostart: t.login != nil && t.login.Enabled(),
+		Paused:   t.a.Paused(), Training: st.Training, Autostart: t.login != nil && t.login.Enabled(),
 		Window: tray.Window{Enabled: w.Enabled, Open: w.Open, Reason: w.Reason, Until: w.Until.Local()}}
 }
 
