@@ -293,3 +293,19 @@ func firstMemoryID(t *testing.T, in *instance) string {
 	t.Fatal("no memory listed")
 	return ""
 }
+
+// TestConnectAnnouncesTheWindowMetaClawCuts: connect tells the agent the
+// window MetaClaw enforces, so the agent compacts before MetaClaw would
+// cut; when MetaClaw never cuts (skills_only, the default), it sets none.
+func TestConnectAnnouncesTheWindowMetaClawCuts(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	in.setup()
+	if out := in.must("connect", "claude-code", "--print").stdout; strings.Contains(out, "CLAUDE_CODE_AUTO_COMPACT_WINDOW") {
+		t.Errorf("a window announced although nothing is cut:\n%s", out)
+	}
+	in.must("config", "set", "max_context_tokens", "20000")
+	if out := in.must("connect", "claude-code", "--print").stdout; !strings.Contains(out, "export CLAUDE_CODE_AUTO_COMPACT_WINDOW=20000") {
+		t.Errorf("connect claude-code --print with max_context_tokens 20000:\n%s", out)
+	}
+}
