@@ -82,7 +82,10 @@ func TestEvolutionStalesOnlyChangedPrompts(t *testing.T) {
 	h.turn(t, "evolve-me", "", "play these guitar chords on my ukulele", "I changed the melody instead.")
 	h.end("evolve-me")
 	waitFor(t, "the evolution", func() bool { return h.l.Stats().Evolutions == 1 })
-	waitFor(t, "the check", func() bool { return sample(t, h.db, keep.ID).SkillGeneration == 1 })
+	waitFor(t, "the check of every sample", func() bool {
+		evos, _ := h.db.Evolutions(ctx, 1)
+		return len(evos) == 1 && evos[0].StaleSamples > 0 && sample(t, h.db, keep.ID).SkillGeneration == 1
+	})
 	if s := sample(t, h.db, keep.ID); s.Status != store.SampleWaiting {
 		t.Errorf("unchanged prompt: %s %q; want waiting in generation 1", s.Status, s.Reason)
 	}
