@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
@@ -179,6 +180,37 @@ func TestJudgeFreeTextAndNoOpEvolution(t *testing.T) {
 	for _, e := range evos {
 		if e.Status != "empty" || e.Generation != 0 || e.Error == "" {
 			t.Errorf("evolution %d: %s at generation %d (%q); want empty at generation 0 with the reason", e.ID, e.Status, e.Generation, e.Error)
+		}
+	}
+}
+
+// TestDailyBudgetPausesLearning: past learning.max_calls_per_day learning
+// makes no more calls that day and says so; the proxy keeps serving.
+func TestDailyBudgetPausesLearning(t *testing.T) {
+	_, base, b := startBrain(t)
+	a, url := startAppWith(t, base, map[string]string{"learning.max_calls_per_day": "2"})
+	agent := newAgent(t, url)
+	turns := agentSession(t, agent, "budget", 8, 1)
+	waitUntil(t, "the budget reached", func() bool { return a.Status().Learning.Budget.Reached })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := a.learner.Settle(ctx, "budget"); err != nil {
+		t.Fatal(err)
+	}
+	if n := b.judgeCalls.Load() + b.evolverCalls.Load() + b.extractCalls.Load(); n != 2 {
+		t.Errorf("%d learner calls with a budget of 2 (judge %d, evolver %d, extraction %d)", n,
+			b.judgeCalls.Load(), b.evolverCalls.Load(), b.extractCalls.Load())
+	}
+	if b.agentCalls.Load() != int64(turns) {
+		t.Errorf("the proxy served %d of %d turns", b.agentCalls.Load(), turns)
+	}
+	att := strings.Join(a.Status().Attention, "\n")
+	if !strings.Contains(att, "learning paused for today: learning.max_calls_per_day (2) reached") {
+		t.Errorf("attention %q", att)
+	}
+	for _, h := range a.Status().Learning.Components {
+		if h.NeedsAttention() {
+			t.Errorf("a refused call counted as a failure of %s: %+v", h.Component, h)
 		}
 	}
 }
