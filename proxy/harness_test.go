@@ -162,3 +162,26 @@ func (s *staticInjector) Inject(_ context.Context, r proxy.InjectRequest) (proxy
 
 // config0 returns the configuration the proxy started with.
 func config0(e *env) config.Config { return e.cfg }
+
+// raw sends a request to the proxy with exactly the headers given (a
+// "Host" pair sets the Host header) and returns the answer.
+func (e *env) raw(method, path, body string, headers ...string) (int, []byte, http.Header) {
+	e.t.Helper()
+	req, err := http.NewRequest(method, e.url+path, strings.NewReader(body))
+	must(e.t, err)
+	if body == "" {
+		req.Body, req.ContentLength = nil, 0
+	}
+	for i := 0; i+1 < len(headers); i += 2 {
+		if strings.EqualFold(headers[i], "Host") {
+			req.Host = headers[i+1]
+			continue
+		}
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	must(e.t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, b, resp.Header
+}

@@ -8,13 +8,15 @@ import (
 )
 
 // dropRequestHeaders are never forwarded upstream: hop-by-hop headers,
-// credentials (set by setAuth), MetaClaw's own identity headers, and
-// Accept-Encoding (the proxy reads the bytes it relays).
+// credentials (set by setAuth), MetaClaw's own identity headers,
+// Accept-Encoding (the proxy reads the bytes it relays), and what a browser
+// adds about the page and the person (Origin, Referer, Cookie; every Sec-*
+// header is dropped too, see forwardHeaders).
 var dropRequestHeaders = map[string]bool{
 	"Host": true, "Content-Length": true, "Connection": true, "Keep-Alive": true, "Transfer-Encoding": true,
 	"Upgrade": true, "Proxy-Authorization": true, "Proxy-Connection": true, "Te": true, "Trailer": true,
 	"Authorization": true, "X-Api-Key": true, "X-Metaclaw-Key": true, "Accept-Encoding": true, "Cookie": true,
-	"Content-Type": true,
+	"Content-Type": true, "Origin": true, "Referer": true,
 	"X-Session-Id": true, "X-Turn-Type": true, "X-Session-Done": true, "X-User-Id": true,
 	"X-Workspace-Id": true, "X-Memory-Scope": true,
 }
@@ -26,7 +28,7 @@ func forwardHeaders(c *fiber.Ctx) http.Header {
 	h := make(http.Header, 8)
 	c.Request().Header.VisitAll(func(k, v []byte) {
 		key := http.CanonicalHeaderKey(string(k))
-		if dropRequestHeaders[key] {
+		if dropRequestHeaders[key] || strings.HasPrefix(key, "Sec-") {
 			return
 		}
 		h.Add(key, string(v))
@@ -51,7 +53,8 @@ var dropResponseHeaders = map[string]bool{
 // rate-limit headers, content type) to the client.
 func copyResponseHeaders(c *fiber.Ctx, h http.Header) {
 	for k, vs := range h {
-		if dropResponseHeaders[k] {
+		// CORS is the proxy's to answer (guardBrowser), never an upstream's.
+		if dropResponseHeaders[k] || strings.HasPrefix(k, "Access-Control-") {
 			continue
 		}
 		for _, v := range vs {

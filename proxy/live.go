@@ -15,6 +15,7 @@ type live struct {
 	primary  *upstream
 	fallback *upstream // nil when none is configured
 	models   *modelCache
+	origins  map[string]bool // proxy.allowed_origins, lower-cased
 }
 
 func newLive(cfg config.Config, models *modelCache) *live {
@@ -28,6 +29,7 @@ func newLive(cfg config.Config, models *modelCache) *live {
 		models = newModelCache(cfg.Proxy.ModelMapping, cfg.LLM.ModelID)
 	}
 	lv.models = models
+	lv.origins = parseOrigins(cfg.Proxy.AllowedOrigins)
 	return lv
 }
 

@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -81,36 +80,18 @@ func (s *Server) memoryRoutes(v1 fiber.Router) {
 	g.Delete("/:id", s.handleMemoryForget)
 }
 
-// memoryGuard keeps web pages away from memories: a page the person visits
-// could otherwise read them through DNS rebinding (a request whose Host is
-// the page's own domain) or write them with a form post. Unless
-// proxy.api_key is set, the Host must be an IP address or localhost; a
-// request from a browser page (Origin) is refused; bodies must be JSON.
+// memoryGuard answers 404 when memory is off and requires JSON bodies.
+// Web pages are kept away from memories by the guards every route has
+// (guardHost, guardBrowser): a page could otherwise read them through DNS
+// rebinding or write them with a form post.
 func (s *Server) memoryGuard(c *fiber.Ctx) error {
 	if s.opts.Memory == nil {
 		return sendError(c, http.StatusNotFound, "memory_off", "memory is not available in this MetaClaw")
-	}
-	if s.conf().Proxy.APIKey == "" && !localHost(c.Hostname()) {
-		return sendError(c, http.StatusForbidden, "forbidden_host",
-			"memory endpoints answer requests to an IP address or localhost only; set proxy.api_key to allow host names")
-	}
-	if c.Get(fiber.HeaderOrigin) != "" {
-		return sendError(c, http.StatusForbidden, "forbidden_origin", "memory endpoints do not answer browser pages")
 	}
 	if c.Method() == http.MethodPost && !strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEApplicationJSON) {
 		return sendError(c, http.StatusUnsupportedMediaType, "invalid_content_type", "send the body as application/json")
 	}
 	return c.Next()
-}
-
-// localHost reports whether a Host header names an IP address (which DNS
-// rebinding cannot forge) or localhost.
-func localHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.Trim(host, "[]")
-	return net.ParseIP(host) != nil || host == "localhost" || strings.HasSuffix(host, ".localhost")
 }
 
 // memoryScope is the scope a memory request acts on: a scope field or

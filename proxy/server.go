@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"sync/atomic"
 	"time"
 
@@ -98,7 +99,10 @@ func New(opts Options) *Server {
 		ReadTimeout:           5 * time.Minute,
 		IdleTimeout:           2 * time.Minute,
 		ErrorHandler:          errorHandler,
-		AppName:               "metaclaw",
+		// Bodies are the handlers' to read (a multipart body is relayed
+		// as sent, not parsed).
+		DisablePreParseMultipartForm: true,
+		AppName:                      "metaclaw",
 	})
 	s.routes()
 	return s
@@ -106,10 +110,13 @@ func New(opts Options) *Server {
 
 func (s *Server) routes() {
 	s.app.Use(recover.New())
+	s.app.Use(s.guardHost)
 	s.app.Get("/healthz", s.healthz)
-	v1 := s.app.Group("/v1", s.authenticate)
+	v1 := s.app.Group("/v1", s.guardBrowser, s.authenticate)
 	v1.Post("/chat/completions", s.handleChat)
 	v1.Post("/messages", s.handleMessages)
+	v1.All("/chat/completions", methodNotAllowed)
+	v1.All("/messages", methodNotAllowed)
 	v1.Get("/models", s.handleModels)
 	s.memoryRoutes(v1)
 	v1.All("/*", s.handlePassthrough)
@@ -126,6 +133,13 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 		body["recorder"] = s.rec.stats()
 	}
 	return c.JSON(body)
+}
+
+// methodNotAllowed answers a model endpoint asked with another method than
+// POST, in its API's shape, instead of relaying it.
+func methodNotAllowed(c *fiber.Ctx) error {
+	c.Set(fiber.HeaderAllow, http.MethodPost)
+	return sendError(c, http.StatusMethodNotAllowed, "method_not_allowed", c.Method()+" is not allowed on "+c.Path()+"; use POST")
 }
 
 // authenticate checks proxy.api_key, when one is set, in constant time.

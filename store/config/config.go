@@ -14,7 +14,7 @@ package config
 //	key      the YAML name; nested structs join names with dots
 //	default  the default value, as text
 //	enum     allowed values, separated by |
-//	check    url | hhmm | port | host | path
+//	check    url | hhmm | port | host | path | origins
 //	min, max bounds for numbers
 //	secret   "true" for credentials: masked in output, never logged
 //	alias    older names accepted for the same key, separated by |
@@ -90,10 +90,14 @@ type Proxy struct {
 	SessionIdleMinutes   int    `key:"session_idle_minutes" default:"30" min:"1" doc:"a session ends after this many minutes without a turn"`
 	ModelMapping         string `key:"model_mapping" default:"auto" enum:"auto|always|never" doc:"replace the client's model with llm.model_id: auto (unless the upstream serves the client's model), always, never"`
 	ConnectTimeoutSec    int    `key:"connect_timeout_seconds" default:"10" min:"1" doc:"upstream connect timeout"`
-	FirstByteTimeoutSec  int    `key:"first_byte_timeout_seconds" default:"300" min:"1" doc:"longest wait for the upstream's response headers"`
+	FirstByteTimeoutSec  int    `key:"first_byte_timeout_seconds" default:"120" min:"1" doc:"longest wait for the upstream's response headers (a non-streamed answer's whole generation)"`
+	RetryOnTimeout       bool   `key:"retry_on_timeout" default:"false" doc:"retry a request whose upstream did not answer within first_byte_timeout_seconds (it may be billed again)"`
 	StreamIdleTimeoutSec int    `key:"stream_idle_timeout_seconds" default:"120" min:"1" doc:"longest silence between two streamed events"`
 	MaxRetries           int    `key:"max_retries" default:"2" min:"0" max:"10" doc:"retries on connect errors, 429 and 5xx, only before any byte reached the client"`
 	InjectTimeoutMS      int    `key:"inject_timeout_ms" default:"200" min:"1" doc:"longest wait for skills and memories before a turn goes out without them"`
+	AllowedOrigins       string `key:"allowed_origins" check:"origins" doc:"browser pages (origins such as http://localhost:5173, comma-separated) allowed to call the proxy; empty = none"`
+	MaxInflightBytes     int    `key:"max_inflight_bytes" default:"268435456" min:"1048576" doc:"memory the request bodies in flight may hold together, in bytes; over it a request waits briefly, then gets 503"`
+	MaxConnsPerAddress   int    `key:"max_connections_per_address" default:"256" min:"1" doc:"most open connections from one remote address"`
 	FallbackProvider     string `key:"fallback_provider" default:"custom" enum:"kimi|qwen|openai|minimax|novita|openrouter|volcengine|anthropic|custom" doc:"provider preset of the fallback upstream"`
 	FallbackAPIBase      string `key:"fallback_api_base" check:"url" doc:"fallback upstream base URL, used when the primary fails; empty = none"`
 	FallbackAPIKey       string `key:"fallback_api_key" secret:"true" doc:"fallback upstream API key"`

@@ -86,6 +86,10 @@ func TestNormalize(t *testing.T) {
 		{"host", "proxy.host", "0.0.0.0", "0.0.0.0", ""},
 		{"host bad", "proxy.host", "a b", "", "not an IP address"},
 		{"invalid utf8", "llm.model_id", "a\xffb", "", "not valid text"},
+		{"origins", "proxy.allowed_origins", "http://localhost:5173, https://agent.example", "http://localhost:5173, https://agent.example", ""},
+		{"origins empty", "proxy.allowed_origins", "", "", ""},
+		{"origin with a path", "proxy.allowed_origins", "http://localhost:5173/", "", "is not an origin"},
+		{"origin without a scheme", "proxy.allowed_origins", "localhost:5173", "", "is not an origin"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

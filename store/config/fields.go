@@ -162,6 +162,8 @@ func (f Field) Allowed() string {
 		return "a time of day as HH:MM (00:00 to 23:59)"
 	case f.Check == "host":
 		return "an IP address or host name"
+	case f.Check == "origins":
+		return "origins such as http://localhost:5173, separated by commas, or empty"
 	case f.Kind == Bool:
 		return "true or false"
 	case f.Kind == Int || f.Kind == Float:
@@ -277,12 +279,31 @@ func checkString(check, v string) error {
 		if err1 != nil || err2 != nil || h < 0 || h > 23 || m < 0 || m > 59 {
 			return fmt.Errorf("%q is not a time of day", v)
 		}
+	case "origins":
+		return checkOrigins(v)
 	case "host":
 		if v == "" {
 			return fmt.Errorf("host must not be empty")
 		}
 		if net.ParseIP(v) == nil && !validHostname(v) {
 			return fmt.Errorf("%q is not an IP address or host name", v)
+		}
+	}
+	return nil
+}
+
+// checkOrigins accepts a comma-separated list of web origins, each a
+// scheme, host and optional port with no path ("http://localhost:5173").
+func checkOrigins(v string) error {
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" ||
+			u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+			return fmt.Errorf("%q is not an origin (scheme://host[:port], no path)", o)
 		}
 	}
 	return nil
