@@ -10,8 +10,9 @@ import (
 
 // handleChat serves POST /v1/chat/completions.
 func (s *Server) handleChat(c *fiber.Ctx) error {
-	ts := &turnState{start: s.opts.Now(), api: apiOpenAI, policy: s.usePolicy()}
+	ts := &turnState{start: s.opts.Now(), api: apiOpenAI, policy: s.usePolicy(), lease: leaseOf(c)}
 	req, err := openai.ParseChatRequest(c.Body())
+	dropBody(c)
 	if err != nil {
 		return sendRequestError(c, err)
 	}

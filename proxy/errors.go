@@ -3,11 +3,13 @@ package proxy
 import (
 	"errors"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
 	"github.com/metaclaw/metaclaw/proxy/openai"
+	"github.com/valyala/fasthttp"
 )
 
 // isAnthropicRequest tells whether a request expects Anthropic-shaped
@@ -44,3 +46,21 @@ func errorHandler(c *fiber.Ctx, err error) error {
 	}
 	return sendError(c, http.StatusInternalServerError, "internal_error", "internal error: "+err.Error())
 }
+
+// headerErrorHandler wraps the server's handler of errors raised while a
+// request is read, before any route: fasthttp resets the request when its
+// headers overflow the read buffer, so the path that picks the answer's
+// shape is read back from the start of the request, which fasthttp quotes
+// in its error ("... contents: \"POST /v1/messages HTTP/1.1\r\n...").
+func headerErrorHandler(next func(*fasthttp.RequestCtx, error)) func(*fasthttp.RequestCtx, error) {
+	return func(fctx *fasthttp.RequestCtx, err error) {
+		if m := requestLine.FindStringSubmatch(err.Error()); m != nil {
+			fctx.Request.Header.SetMethod(m[1])
+			fctx.Request.SetRequestURI(m[2])
+		}
+		next(fctx, err)
+	}
+}
+
+// requestLine finds the request line in a fasthttp header error.
+var requestLine = regexp.MustCompile(`contents: "([A-Z]+) (/[^ "\\]*) HTTP/1\.[01]\\r\\n`)

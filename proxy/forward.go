@@ -176,7 +176,9 @@ func (s *Server) streamTo(c *fiber.Ctx, ts *turnState, resp *http.Response, conv
 	}
 	c.Status(http.StatusOK)
 	idle := time.Duration(s.conf().Proxy.StreamIdleTimeoutSec) * time.Second
+	ts.lease.retain() // the request is held until the answer has been relayed
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+		defer ts.lease.release()
 		defer resp.Body.Close()
 		status, msg := relay(w, resp.Body, conv, idle, cancel, func() { ts.ttfb = s.opts.Now().Sub(ts.start) })
 		if status != http.StatusOK {

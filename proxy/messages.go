@@ -12,8 +12,9 @@ import (
 // Anthropic upstream the request passes natively; against an OpenAI-style
 // upstream it is translated both ways, streaming included.
 func (s *Server) handleMessages(c *fiber.Ctx) error {
-	ts := &turnState{start: s.opts.Now(), api: apiAnthropic, policy: s.usePolicy()}
+	ts := &turnState{start: s.opts.Now(), api: apiAnthropic, policy: s.usePolicy(), lease: leaseOf(c)}
 	req, err := anthropic.ParseMessagesRequest(c.Body())
+	dropBody(c)
 	if err != nil {
 		return sendRequestError(c, err)
 	}

@@ -57,6 +57,8 @@ type recordItem struct {
 	// fill, when set, completes the turn on the recorder's goroutine (e.g.
 	// parsing a response body), keeping that work off the request path.
 	fill func(*store.Turn)
+	// done is called once the turn is written, or dropped.
+	done func()
 }
 
 // asyncRecorder writes turns in batches on one goroutine. Enqueue never
@@ -76,11 +78,18 @@ func newAsyncRecorder(rec Recorder, log *slog.Logger, size int, now func() time.
 	return &asyncRecorder{rec: rec, log: log, queue: make(chan recordItem, size), events: make(chan Event, 1024), now: now}
 }
 
-func (r *asyncRecorder) enqueue(t *store.Turn, sessionDone, fresh bool, fill func(*store.Turn)) {
+func (r *asyncRecorder) enqueue(it recordItem) {
 	select {
-	case r.queue <- recordItem{turn: t, sessionDone: sessionDone, fresh: fresh, fill: fill}:
+	case r.queue <- it:
 	default:
 		r.dropped.Add(1)
+		it.finish()
+	}
+}
+
+func (it recordItem) finish() {
+	if it.done != nil {
+		it.done()
 	}
 }
 
@@ -118,6 +127,7 @@ func (r *asyncRecorder) run(ctx context.Context, drain time.Duration) {
 				batch = r.lingerFor(ctx, linger, batch)
 			}
 			r.write(context.Background(), batch)
+			clear(batch) // the written turns (and their requests) can go
 		case <-ctx.Done():
 			r.drain(drain)
 			return
@@ -165,6 +175,7 @@ func (r *asyncRecorder) drain(limit time.Duration) {
 			return
 		}
 		r.write(ctx, batch)
+		clear(batch)
 	}
 }
 
@@ -176,7 +187,12 @@ func (r *asyncRecorder) write(ctx context.Context, batch []recordItem) {
 		}
 		turns[i] = it.turn
 	}
-	if err := r.rec.RecordTurns(ctx, turns); err != nil {
+	err := r.rec.RecordTurns(ctx, turns)
+	for _, it := range batch {
+		it.turn.Request = nil // stored; it may be large
+		it.finish()
+	}
+	if err != nil {
 		r.failed.Add(int64(len(turns)))
 		r.log.Error("record turns", "count", len(turns), "err", err)
 		return

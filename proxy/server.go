@@ -19,6 +19,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/valyala/fasthttp"
 )
 
 // DefaultMaxAnswerBytes is Options.MaxAnswerBytes when unset.
@@ -46,6 +47,9 @@ type Options struct {
 	Memory MemoryService
 	// Trainer serves POST /v1/admin/train_step; nil answers it 503.
 	Trainer TrainStepper
+	// HeaderTimeout bounds the wait for a request's headers (10 s when
+	// zero): a slow client cannot hold a connection longer.
+	HeaderTimeout time.Duration
 	// Policy serves chat turns from the trained model when the mode is rl
 	// or madmax and it is ready; nil (or skills_only) uses llm.* only.
 	Policy Policy
@@ -65,6 +69,7 @@ type Server struct {
 	cutsWarned   onceSet         // sessions whose cut was logged
 	failures     failureLog      // the upstream's failures
 	modelsKick   chan struct{}   // a new upstream's model list is wanted (capacity 1)
+	budget       *budget         // proxy.max_inflight_bytes
 	baseCtx      context.Context // cancelled when Serve returns: ends upstream calls
 	cancelAll    context.CancelFunc
 }
@@ -80,6 +85,9 @@ func New(opts Options) *Server {
 	if opts.RecordQueue == 0 {
 		opts.RecordQueue = 4096
 	}
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = headerTimeout
+	}
 	if opts.MaxAnswerBytes <= 0 {
 		opts.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
@@ -93,26 +101,34 @@ func New(opts Options) *Server {
 	if opts.Recorder != nil {
 		s.rec = newAsyncRecorder(opts.Recorder, s.log, opts.RecordQueue, opts.Now)
 	}
+	s.budget = newBudget(func() int64 { return int64(s.conf().Proxy.MaxInflightBytes) })
 	s.app = fiber.New(fiber.Config{
 		DisableStartupMessage: true,
 		BodyLimit:             cfg.Proxy.MaxBodyBytes,
-		ReadTimeout:           5 * time.Minute,
-		IdleTimeout:           2 * time.Minute,
-		ErrorHandler:          errorHandler,
+		// Headers get headerTimeout; HeaderReceived gives the body
+		// bodyTimeout, which readBody reads (StreamRequestBody).
+		ReadTimeout:       opts.HeaderTimeout,
+		IdleTimeout:       2 * time.Minute,
+		ReadBufferSize:    readBufferSize,
+		StreamRequestBody: true,
+		ErrorHandler:      errorHandler,
 		// Bodies are the handlers' to read (a multipart body is relayed
 		// as sent, not parsed).
 		DisablePreParseMultipartForm: true,
 		AppName:                      "metaclaw",
 	})
+	s.app.Server().ErrorHandler = headerErrorHandler(s.app.Server().ErrorHandler)
+	s.app.Server().HeaderReceived = func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+		return fasthttp.RequestConfig{ReadTimeout: bodyTimeout}
+	}
 	s.routes()
 	return s
 }
 
 func (s *Server) routes() {
-	s.app.Use(recover.New())
-	s.app.Use(s.guardHost)
+	s.app.Use(recover.New(), closeUnread, s.guardHost)
 	s.app.Get("/healthz", s.healthz)
-	v1 := s.app.Group("/v1", s.guardBrowser, s.authenticate)
+	v1 := s.app.Group("/v1", s.guardBrowser, s.authenticate, s.readBody)
 	v1.Post("/chat/completions", s.handleChat)
 	v1.Post("/messages", s.handleMessages)
 	v1.All("/chat/completions", methodNotAllowed)
@@ -132,6 +148,7 @@ func (s *Server) healthz(c *fiber.Ctx) error {
 	if s.rec != nil {
 		body["recorder"] = s.rec.stats()
 	}
+	body["inflight_bytes"] = s.budget.inUse()
 	return c.JSON(body)
 }
 
@@ -185,7 +202,7 @@ func (s *Server) Listen(addr string) error {
 	if err != nil {
 		return fmt.Errorf("proxy listen on %s: %w", addr, err)
 	}
-	s.ln = ln
+	s.ln = newConnLimiter(ln, func() int { return s.conf().Proxy.MaxConnsPerAddress }, lingerBytes+2*int64(s.opts.Config.Proxy.MaxBodyBytes))
 	return nil
 }
 

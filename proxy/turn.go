@@ -32,6 +32,7 @@ type turnState struct {
 	fresh     bool   // the request ends with the person's own words
 	failure   string // the kind of upstream failure (see FailureKinds), "" when none or by status
 	callerKey bool   // the caller's own credentials went upstream
+	lease     *lease // the request's share of the in-flight budget
 }
 
 // response is what the upstream answered, reduced for recording.
@@ -214,7 +215,10 @@ func (s *Server) record(ts *turnState, status int, errMsg string, fill func() re
 	if fill != nil {
 		f = func(t *store.Turn) { applyResponse(t, fill()) }
 	}
-	s.rec.enqueue(t, ts.id.sessionDone, ts.fresh, f)
+	// The queued turn holds the request: its share of the budget goes
+	// back once the turn is written.
+	ts.lease.retain()
+	s.rec.enqueue(recordItem{turn: t, sessionDone: ts.id.sessionDone, fresh: ts.fresh, fill: f, done: ts.lease.release})
 }
 
 func applyResponse(t *store.Turn, r response) {
