@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/tidwall/gjson"
 )
 
 // flavor says how one kind of request maps between client and upstream.
@@ -130,6 +131,12 @@ func (s *Server) relayError(c *fiber.Ctx, ts *turnState, resp *http.Response, fl
 	if fl.errBody != nil {
 		body = fl.errBody(resp.StatusCode, body)
 		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		// The client's SDK waits as the upstream asked, even translated.
+		for _, h := range []string{"Retry-After", "Retry-After-Ms", "X-Request-Id"} {
+			if v := resp.Header.Get(h); v != "" {
+				c.Set(h, v)
+			}
+		}
 	} else {
 		copyResponseHeaders(c, resp.Header)
 	}
@@ -150,6 +157,14 @@ func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl 
 		return s.upstreamFailed(c, ts, classify(err))
 	}
 	ts.ttfb = s.opts.Now().Sub(ts.start)
+	if !gjson.ValidBytes(body) {
+		// An HTML error page of a gateway, or JSON cut short: relayed
+		// as 200 it would pass for an empty answer.
+		msg := fmt.Sprintf("the upstream answered %d with a body that is not JSON (%s): %s",
+			resp.StatusCode, firstNonEmpty(resp.Header.Get("Content-Type"), "no content type"), truncateText(string(body), 200))
+		s.record(ts, http.StatusBadGateway, msg, nil)
+		return sendError(c, http.StatusBadGateway, "bad_upstream_response", msg)
+	}
 	out, fill, err := fl.body(body)
 	if err != nil {
 		ts.failure = FailBadAnswer

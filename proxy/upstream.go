@@ -73,6 +73,10 @@ type client struct {
 	maxRetries int
 	backoff    time.Duration // base delay, doubled each retry, with jitter
 	maxBackoff time.Duration
+	// retryTimeouts retries a request the upstream received but did not
+	// answer in time (proxy.retry_on_timeout): it may be generating, and
+	// billing, still.
+	retryTimeouts bool
 }
 
 func newClient(cfg config.Proxy) *client {
@@ -89,7 +93,7 @@ func newClient(cfg config.Proxy) *client {
 		DisableCompression:    true, // relay bytes as sent; we parse them too
 	}
 	return &client{http: &http.Client{Transport: tr}, firstByte: time.Duration(cfg.FirstByteTimeoutSec) * time.Second,
-		maxRetries: cfg.MaxRetries, backoff: 250 * time.Millisecond, maxBackoff: 8 * time.Second}
+		maxRetries: cfg.MaxRetries, backoff: 250 * time.Millisecond, maxBackoff: 8 * time.Second, retryTimeouts: cfg.RetryOnTimeout}
 }
 
 // outRequest is a request to send upstream.
@@ -108,7 +112,7 @@ type authHeaders struct {
 
 // do sends r to u, retrying connect errors, 429 and 5xx with exponential
 // backoff and jitter (honouring Retry-After) while nothing has been sent to
-// the client. A response that is not retried is returned as is, whatever
+// the client; a first-byte timeout only with proxy.retry_on_timeout. A response that is not retried is returned as is, whatever
 // its status; the caller closes its body.
 func (c *client) do(ctx context.Context, u *upstream, r outRequest, forwardAuth bool) (*http.Response, int, error) {
 	for attempt := 0; ; attempt++ {
@@ -122,7 +126,7 @@ func (c *client) do(ctx context.Context, u *upstream, r outRequest, forwardAuth 
 			}
 			return nil, attempt, ctx.Err()
 		}
-		if attempt >= c.maxRetries {
+		if attempt >= c.maxRetries || err != nil && !c.retryTimeouts && unanswered(err) {
 			if err != nil {
 				return nil, attempt, classify(err)
 			}
@@ -199,6 +203,17 @@ func (c *client) delay(attempt int, resp *http.Response) time.Duration {
 		d = c.maxBackoff
 	}
 	return d/2 + rand.N(d/2+1)
+}
+
+// unanswered reports whether err is a timeout waiting for the answer to a
+// request the upstream received (not one connecting, which sent nothing).
+func unanswered(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() && !strings.Contains(err.Error(), "TLS handshake timeout")
 }
 
 // classify turns a transport error into a 502 or 504 upstreamError.

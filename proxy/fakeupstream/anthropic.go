@@ -196,6 +196,10 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request, body []b
 		s.replyError(w, c, true)
 		return
 	}
+	if c.RawBody != nil {
+		c.writeRaw(w)
+		return
+	}
 	if req.Model == "" {
 		req.Model = fallbackModel
 	}

@@ -23,7 +23,8 @@
 // Responses are scripted with [Reply] values: [Server.Enqueue] queues replies
 // that are used first-in first-out by the two generation endpoints, and the
 // default reply ([Server.SetDefault]) answers when the queue is empty. A Reply
-// can also delay, hang, fail with an error status, break the stream midway,
+// can also delay, hang, fail with an error status, answer 200 with a body
+// that is not a completion (RawBody), break the stream midway,
 // or hold the stream after its first event until a test releases it.
 //
 // A [Model] scripts the fake as a model instead of a queue: rules on the

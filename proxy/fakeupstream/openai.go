@@ -184,6 +184,10 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request, body []byte)
 		s.replyError(w, c, false)
 		return
 	}
+	if c.RawBody != nil {
+		c.writeRaw(w)
+		return
+	}
 	if req.Model == "" {
 		req.Model = fallbackModel
 	}

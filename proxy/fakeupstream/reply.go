@@ -2,6 +2,7 @@ package fakeupstream
 
 import (
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -72,6 +73,12 @@ type Reply struct {
 	// away, or the server is closed). A non-streaming response waits before
 	// writing its body.
 	HoldAfterFirst <-chan struct{}
+	// RawBody, when not nil, is the whole body of the generation
+	// endpoints' 200 answer instead of a completion, typed RawContentType
+	// (application/json when empty): a provider or a gateway in front of
+	// it answering with an HTML page or truncated JSON.
+	RawBody        []byte
+	RawContentType string
 	// Hang makes the server never answer: it waits until the client goes
 	// away or the server is closed.
 	Hang bool
@@ -117,6 +124,18 @@ func TextReply(text string) Reply { return Reply{Text: text} }
 // empty, that error message.
 func ErrorReply(status int, message string) Reply {
 	return Reply{Status: status, ErrorMessage: message}
+}
+
+// writeRaw answers with the reply's RawBody, status 200.
+func (r *Reply) writeRaw(w http.ResponseWriter) {
+	ct := r.RawContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	w.Header().Set("Content-Type", ct)
+	w.Header().Set("Content-Length", strconv.Itoa(len(r.RawBody)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(r.RawBody)
 }
 
 // isError reports whether the reply answers with an error status.
