@@ -112,6 +112,9 @@ func New(opts Options) (*App, error) {
 	if err != nil {
 		return nil, err
 	}
+	if was, ok := lock.Tightened(); ok {
+		opts.Logger.Warn("the data directory was open to other users; made it private (0700)", "dir", opts.Home, "was", fmt.Sprintf("%#o", was))
+	}
 	a := &App{opts: opts, log: opts.Logger, lock: lock, done: make(chan struct{}), restarting: make(chan struct{})}
 	if err := a.open(); err != nil {
 		lock.Release()

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 )
 
@@ -50,16 +51,20 @@ var ErrLocked = errors.New("another MetaClaw is running with this data directory
 
 // Lock is a held instance lock.
 type Lock struct {
-	home string
-	f    *os.File
+	home      string
+	f         *os.File
+	tightened os.FileMode // the data directory's mode before Acquire made it 0700; 0 if it was
 }
 
-// Acquire takes the data directory's exclusive lock without waiting. It
-// returns ErrLocked when another process holds it. The lock is released by
-// Release or, whatever happens, when the process exits.
+// Acquire takes the data directory's exclusive lock without waiting,
+// creating the directory 0700, or tightening it to 0700 when it exists with
+// access for others (the database holds API keys). It returns ErrLocked
+// when another process holds the lock. The lock is released by Release or,
+// whatever happens, when the process exits.
 func Acquire(home string) (*Lock, error) {
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory: %w", err)
+	was, err := secureDir(home)
+	if err != nil {
+		return nil, err
 	}
 	f, err := os.OpenFile(filepath.Join(home, LockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
@@ -69,17 +74,44 @@ func Acquire(home string) (*Lock, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Lock{home: home, f: f}, nil
+	return &Lock{home: home, f: f, tightened: was}, nil
+}
+
+// Tightened reports the mode the data directory had when Acquire had to
+// tighten it to 0700.
+func (l *Lock) Tightened() (os.FileMode, bool) { return l.tightened, l.tightened != 0 }
+
+// secureDir creates dir 0700, or makes an existing one 0700 when others
+// may enter it, and returns the mode it had then (0 when unchanged). On
+// Windows, where the permission bits do not describe access, it only
+// creates the directory.
+func secureDir(dir string) (os.FileMode, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("create data directory: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return 0, fmt.Errorf("data directory: %w", err)
+	}
+	mode := fi.Mode().Perm()
+	if runtime.GOOS == "windows" || mode&0o077 == 0 {
+		return 0, nil
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return 0, fmt.Errorf("make data directory private (0700, it is %#o): %w", mode, err)
+	}
+	return mode, nil
 }
 
 // Held reports whether some process holds the lock of home right now.
+// It creates and changes nothing: without a lock file, nobody holds it.
 func Held(home string) bool {
-	l, err := Acquire(home)
+	f, err := os.OpenFile(filepath.Join(home, LockName), os.O_RDWR, 0)
 	if err != nil {
-		return errors.Is(err, ErrLocked)
+		return false
 	}
-	l.f.Close() // closing releases the lock; the pid file is not ours to touch
-	return false
+	defer f.Close() // closing releases the lock; the pid file is not ours to touch
+	return errors.Is(lockFile(f), ErrLocked)
 }
 
 // WriteInfo writes the pid file atomically, mode 0600.
