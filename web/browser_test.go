@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -15,53 +14,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/web/browsertest"
 )
-
-// chromium finds Debian's chromium. Without it the browser tests skip,
-// unless METACLAW_E2E=1, where a missing browser fails them.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("METACLAW_E2E") == "1" {
-		t.Fatal("chromium is not installed (apt-get install chromium); METACLAW_E2E=1 needs it")
-	}
-	t.Skip("chromium not installed; set METACLAW_E2E=1 to make this a failure")
-	return ""
-}
-
-// browser starts a headless chromium with a fresh profile in which
-// rebind.test resolves to 127.0.0.1 (a DNS-rebinding stand-in).
-func browser(t *testing.T) context.Context {
-	t.Helper()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium(t)),
-		chromedp.NoSandbox, // required as root
-		chromedp.DisableGPU,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("hide-scrollbars", true),
-		chromedp.Flag("no-proxy-server", true),
-		chromedp.Flag("host-resolver-rules", "MAP rebind.test 127.0.0.1"),
-		chromedp.Env("DISPLAY="),
-	)
-	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
-	bctx, cancelB := chromedp.NewContext(actx)
-	// The first action starts the browser, which lives as long as bctx:
-	// only later actions get the timeout.
-	if err := chromedp.Do(bctx); err != nil {
-		cancelB()
-		cancelA()
-		t.Fatalf("start chromium: %v", err)
-	}
-	ctx, cancelT := context.WithTimeout(bctx, 3*time.Minute)
-	t.Cleanup(func() { cancelT(); cancelB(); cancelA() })
-	return ctx
-}
 
 // shots saves full-page screenshots, numbered, to METACLAW_ARTIFACTS (or a
 // temporary directory).
@@ -156,7 +110,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // show that a forged cross-site POST, a POST without the CSRF token and a
 // rebound Host are refused. Each page is saved as a screenshot.
 func TestBrowser(t *testing.T) {
-	ctx := browser(t)
+	ctx := browsertest.Start(t)
 	e := newEnv(t)
 	e.seed(t)
 	training := seedTraining(t, e.db)
