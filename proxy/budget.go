@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -18,8 +19,8 @@ const bodyCopies = 3
 // is answered 503.
 const budgetWait = 2 * time.Second
 
-// returnAfter is how long the budget must stay empty, after it held at
-// least returnAbove bytes, before the freed memory is returned to the OS.
+// returnAfter is how long the budget must stay empty before the heap is
+// given back to the OS, when it holds more than returnAbove bytes.
 const (
 	returnAfter = time.Second
 	returnAbove = 64 << 20
@@ -38,7 +39,6 @@ type budget struct {
 	mu    sync.Mutex    // guards the fields below
 	used  int64         // bytes taken
 	freed chan struct{} // closed (and replaced) whenever bytes are given back
-	high  int64         // most bytes taken since memory was last returned to the OS
 	timer *time.Timer   // returns memory to the OS once the budget stays empty
 }
 
@@ -53,7 +53,6 @@ func (b *budget) take(ctx context.Context, n int64, wait time.Duration) error {
 		b.mu.Lock()
 		if b.used == 0 || b.used+n <= b.limit() {
 			b.used += n
-			b.high = max(b.high, b.used)
 			if b.timer != nil {
 				b.timer.Stop()
 			}
@@ -77,17 +76,17 @@ func (b *budget) take(ctx context.Context, n int64, wait time.Duration) error {
 	}
 }
 
-// put gives back n bytes. When the budget has become empty after holding
-// much, the memory is returned to the OS a little later: a burst of large
-// requests leaves the Go heap large, and the runtime would otherwise keep
-// it for minutes.
+// put gives back n bytes. When the budget has stayed empty a little while
+// and the heap is large, the memory is returned to the OS: a burst of large
+// requests (or one with a great many messages) leaves the Go heap large,
+// and with nothing allocating afterwards the runtime would keep it.
 func (b *budget) put(n int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.used -= n
 	close(b.freed)
 	b.freed = make(chan struct{})
-	if b.used > 0 || b.high < returnAbove {
+	if b.used > 0 {
 		return
 	}
 	if b.timer == nil {
@@ -99,13 +98,26 @@ func (b *budget) put(n int64) {
 
 func (b *budget) returnMemory() {
 	b.mu.Lock()
-	if b.used > 0 {
-		b.mu.Unlock()
-		return
-	}
-	b.high = 0
+	busy := b.used > 0
 	b.mu.Unlock()
-	debug.FreeOSMemory()
+	if !busy && heapHeld() > returnAbove {
+		debug.FreeOSMemory()
+	}
+}
+
+// heapHeld returns the bytes of heap the process holds from the OS: live
+// and dead objects, and free spans not yet returned.
+func heapHeld() uint64 {
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/unused:bytes"},
+		{Name: "/memory/classes/heap/free:bytes"}}
+	metrics.Read(s)
+	var n uint64
+	for _, v := range s {
+		if v.Value.Kind() == metrics.KindUint64 {
+			n += v.Value.Uint64()
+		}
+	}
+	return n
 }
 
 // inUse returns the bytes taken.
