@@ -111,7 +111,8 @@ func simpleBody(c *fiber.Ctx) bool {
 // localRoute reports whether a /v1 path is answered by MetaClaw itself
 // (JSON only) rather than relayed.
 func localRoute(path string) bool {
-	return path == "/v1/chat/completions" || path == "/v1/messages" || strings.HasPrefix(path, "/v1/memory")
+	return path == "/v1/chat/completions" || path == "/v1/messages" || strings.HasPrefix(path, "/v1/memory") ||
+		strings.HasPrefix(path, "/v1/admin/")
 }
 
 // browserMarked reports whether a request carries what browsers add and
