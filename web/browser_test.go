@@ -17,6 +17,9 @@ import (
 	"github.com/metaclaw/metaclaw/web/browsertest"
 )
 
+// browser starts headless chromium for a test (see web/browsertest).
+func browser(t *testing.T) context.Context { return browsertest.Start(t) }
+
 // shots saves full-page screenshots, numbered, to METACLAW_ARTIFACTS (or a
 // temporary directory).
 type shots struct {
@@ -110,7 +113,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // show that a forged cross-site POST, a POST without the CSRF token and a
 // rebound Host are refused. Each page is saved as a screenshot.
 func TestBrowser(t *testing.T) {
-	ctx := browsertest.Start(t)
+	ctx := browser(t)
 	e := newEnv(t)
 	e.seed(t)
 	training := seedTraining(t, e.db)
