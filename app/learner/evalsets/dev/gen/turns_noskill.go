@@ -1,0 +1,32 @@
+package main
+
+// noSkillTurns need no skill: greetings, thanks, small talk, quick facts,
+// acknowledgements inside an agent session.
+var noSkillTurns = []spec{
+	{id: "n01", agent: "plain", text: "hi!"},
+	{id: "n02", agent: "plain", text: "thanks, that worked perfectly"},
+	{id: "n03", agent: "plain", text: "What's the capital of Australia?"},
+	{id: "n04", agent: "plain", text: "tell me a joke about cats"},
+	{id: "n05", agent: "plain-anthropic", text: "good morning, how are you today?"},
+	{id: "n06", agent: "plain", text: "how many ounces in a cup", acc: []string{"double-check-arithmetic-units"}},
+	{id: "n07", agent: "plain", text: "who wrote Pride and Prejudice?"},
+	{id: "n08", agent: "plain", text: "ok"},
+	{id: "n09", agent: "plain", text: "What does 'serendipity' mean?"},
+	{id: "n10", agent: "plain", text: "recommend a good sci-fi novel for a long flight"},
+	{id: "n11", agent: "plain", text: "what's a synonym for happy"},
+	{id: "n12", agent: "plain", text: "Write a haiku about autumn leaves"},
+	{id: "n13", agent: "plain", text: "lol yes exactly", hist: []string{"is it normal that my code works and I don't know why"}},
+	{id: "n14", agent: "openclaw", text: "thanks, that's all for now", hist: []string{"remind me to call the dentist tomorrow at 9"}},
+	{id: "n15", agent: "openclaw", text: "good night"},
+	{id: "n16", agent: "claude-code", text: "great, thanks!", hist: []string{"rename the variable cfg to config in internal/app/server.go"}},
+	{id: "n17", agent: "nanoclaw", text: "what's everyone's favourite pizza topping? settle this debate",
+		hist: []string{"pineapple on pizza is a crime", "it's delicious and you know it"}},
+	{id: "n18", agent: "hermes", text: "who are you and what can you do?"},
+	{id: "n19", agent: "plain", text: "How tall is Mount Everest?"},
+	{id: "n20", agent: "plain", text: "what day of the week was 4 July 1776", acc: []string{"date-time-timezone-pitfalls"}},
+	{id: "n21", agent: "openclaw-anthropic", text: "nice, appreciate it 🙏", hist: []string{"what's the weather like in Berlin this weekend"}},
+	{id: "n22", agent: "plain", text: "can you say that again in French?", hist: []string{"what is a good name for a bakery"}, acc: []string{"translate-and-localize"}},
+	{id: "n23", agent: "slackbot", text: "happy friday everyone :tada:"},
+	{id: "n24", agent: "plain", text: "I'm bored, talk to me about octopuses"},
+	{id: "n25", agent: "plain", text: "yes please", hist: []string{"do you know any good stretches for a stiff neck?"}},
+}
