@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/memory"
-	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
@@ -53,7 +53,7 @@ func (a *App) memoryOptions(cfg config.Config) memory.Options {
 
 // memoryEmbedder returns the embedding client (skills.embedding_* or
 // llm.*) when memory.retrieval_mode asks for embeddings, else nil.
-func (a *App) memoryEmbedder(cfg config.Config) *skills.Embedder {
+func (a *App) memoryEmbedder(cfg config.Config) *retrieval.Embedder {
 	if cfg.Memory.RetrievalMode == memory.ModeKeyword {
 		return nil
 	}
@@ -68,7 +68,7 @@ func (a *App) memoryEmbedder(cfg config.Config) *skills.Embedder {
 	if key == "" {
 		key = cfg.LLM.APIKey
 	}
-	return skills.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
+	return retrieval.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
 }
 
 func (m *memoryParts) injectors() []proxy.Injector {

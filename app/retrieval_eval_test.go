@@ -83,8 +83,8 @@ func evalSkills(t *testing.T, set *evalsets.Set) skillReport {
 		} else {
 			clean.add(got, turn.Relevant, turn.Acceptable, tokens)
 		}
-		if testing.Verbose() && os.Getenv("METACLAW_EVAL_TURNS") != "" {
-			t.Logf("%s %v want %v", turn.ID, got, turn.Relevant)
+		if os.Getenv("METACLAW_EVAL_TURNS") != "" {
+			logTurn(t, inj, turn, conv, got)
 		}
 	}
 	out.All, out.Clean, out.Noisy = all.figures(), clean.figures(), noisy.figures()
@@ -210,4 +210,34 @@ func TestRetrievalEval(t *testing.T) {
 	set := loadSet(t, dir)
 	t.Logf("%d turns, %d sessions, %d questions\n%s\n%s", len(set.Turns), len(set.Conversations), len(set.Questions),
 		evalSkills(t, set), evalMemory(t, set))
+}
+
+// logTurn shows why a turn got what it got (METACLAW_EVAL_TURNS=1; =miss
+// shows only the turns with a miss or a wrong skill).
+func logTurn(t *testing.T, inj skillInjector, turn evalsets.SkillTurn, conv []proxy.ConvMessage, got []string) {
+	rel, acc := set(turn.Relevant), set(turn.Acceptable)
+	bad := false
+	for _, g := range got {
+		bad = bad || !rel[g] && !acc[g]
+	}
+	for _, w := range turn.Relevant {
+		bad = bad || !set(got)[w]
+	}
+	if os.Getenv("METACLAW_EVAL_TURNS") == "miss" && !bad {
+		return
+	}
+	msgs := make([]skills.Message, len(conv))
+	for i, m := range conv {
+		msgs[i] = skills.Message{Role: m.Role, Text: m.Text}
+	}
+	sel, _ := inj.r.Select(context.Background(), msgs)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s [%s] got %v want %v acc %v\n  query %q\n", turn.ID, turn.Agent, got, turn.Relevant, turn.Acceptable, sel.Query)
+	for i, c := range sel.Considered {
+		if i == 6 {
+			break
+		}
+		fmt.Fprintf(&b, "  %-34s score %5.2f cov %.2f rel %.2f %v %s\n", c.Skill.Name, c.Score, c.Coverage, c.Relative, c.Matched, c.Reason)
+	}
+	t.Log(b.String())
 }

@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -17,9 +19,9 @@ var _ proxy.Injector = skillInjector{}
 func (s skillInjector) Name() string { return "skills" }
 
 func (s skillInjector) Inject(ctx context.Context, req proxy.InjectRequest) (proxy.Injection, error) {
-	msgs := make([]skills.Message, len(req.Messages))
+	msgs := make([]retrieval.Message, len(req.Messages))
 	for i, m := range req.Messages {
-		msgs[i] = skills.Message{Role: m.Role, Text: m.Text}
+		msgs[i] = retrieval.Message{Role: m.Role, Text: m.Text}
 	}
 	sel, err := s.r.Select(ctx, msgs)
 	if err != nil {
@@ -44,13 +46,24 @@ func (a *App) setupSkills(ctx context.Context, cfg config.Config) proxy.Injector
 	if !cfg.Skills.Enabled {
 		return nil
 	}
-	a.skills = skills.NewRetriever(a.db, skills.OptionsFrom(cfg.Skills), a.embedder(cfg))
-	return skillInjector{r: a.skills}
+	inj := newSkillInjector(a.db, cfg, a.embedder(cfg))
+	a.skills = inj.r
+	return inj
+}
+
+// newSkillInjector builds the skill retriever of a configuration (emb nil:
+// keyword retrieval).
+func newSkillInjector(db *store.DB, cfg config.Config, emb *retrieval.Embedder) skillInjector {
+	var e skills.Embedder
+	if emb != nil {
+		e = emb
+	}
+	return skillInjector{r: skills.NewRetriever(db, skills.OptionsFrom(cfg.Skills), e)}
 }
 
 // embedder returns the embedding client for embedding or hybrid retrieval,
 // or nil (keyword only) when none is configured.
-func (a *App) embedder(cfg config.Config) *skills.Embedder {
+func (a *App) embedder(cfg config.Config) *retrieval.Embedder {
 	mode := cfg.Skills.RetrievalMode
 	if mode != skills.ModeEmbedding && mode != skills.ModeHybrid {
 		return nil
@@ -66,5 +79,5 @@ func (a *App) embedder(cfg config.Config) *skills.Embedder {
 	if key == "" {
 		key = cfg.LLM.APIKey
 	}
-	return skills.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
+	return retrieval.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
 }

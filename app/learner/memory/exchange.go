@@ -6,6 +6,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/redact"
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -22,7 +23,7 @@ type Exchange struct {
 
 // Limits on what one extraction request carries, in bytes.
 const (
-	maxUserText      = 2000 // skills.MaxQueryLen: what CleanQuery keeps
+	maxUserText      = 2000 // retrieval.MaxQueryLen
 	maxAssistantText = 1500
 	maxExcerpt       = 24000
 )
@@ -44,12 +45,22 @@ func ExchangeOf(t store.Turn) Exchange {
 		if msgs[i].Role != transcript.RoleUser {
 			continue
 		}
-		if text := CleanQuery([]Message{{Role: "user", Text: msgs[i].Text}}); text != "" {
+		if text := cleanUser(msgs[i].Text); text != "" {
 			users = append([]string{text}, users...)
 		}
 	}
 	ex.User = redact.Redact(strings.Join(users, "\n"))
 	return ex
+}
+
+// cleanUser is what the person wrote in one message, without agent
+// wrappers (retrieval.Clean), cut to maxUserText.
+func cleanUser(s string) string {
+	s = retrieval.Clean(s)
+	if len(s) > maxUserText {
+		s = transcript.Trim(s, maxUserText)
+	}
+	return s
 }
 
 func cleanAssistant(s string) string {
@@ -65,7 +76,7 @@ func cleanAssistant(s string) string {
 func CleanExchanges(in []Exchange) []Exchange {
 	out := make([]Exchange, 0, len(in))
 	for _, ex := range in {
-		ex.User = redact.Redact(CleanQuery([]Message{{Role: "user", Text: ex.User}}))
+		ex.User = redact.Redact(cleanUser(ex.User))
 		ex.Assistant = cleanAssistant(ex.Assistant)
 		if ex.User != "" || ex.Assistant != "" {
 			out = append(out, ex)

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -63,19 +63,16 @@ func (o *RetrieveOptions) fill() {
 	}
 }
 
-// Embedder turns texts into unit vectors (*skills.Embedder, which caches
-// them in the store).
+// Embedder turns texts into unit vectors (*retrieval.Embedder, which
+// caches them in the store).
 type Embedder interface {
 	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-var _ Embedder = (*skills.Embedder)(nil)
+var _ Embedder = (*retrieval.Embedder)(nil)
 
 // Message is one message of a conversation, reduced to role and text.
-type Message struct {
-	Role string // system, user, assistant, tool
-	Text string
-}
+type Message = retrieval.Message
 
 // Scored is a memory with how it ranked.
 type Scored struct {
@@ -157,14 +154,10 @@ func (r *Retriever) goBackground(f func()) {
 	}()
 }
 
-// CleanQuery is the retrieval query of a conversation: the user's last
-// two messages without agent boilerplate (skills.CleanQuery).
+// CleanQuery is the retrieval query of a conversation: what the person is
+// asking now (retrieval.Read).
 func CleanQuery(msgs []Message) string {
-	sm := make([]skills.Message, len(msgs))
-	for i, m := range msgs {
-		sm[i] = skills.Message{Role: m.Role, Text: m.Text}
-	}
-	return skills.CleanQuery(sm)
+	return retrieval.Read(msgs).Text()
 }
 
 // Select picks the memories of scope for a conversation's latest user

@@ -64,7 +64,7 @@ func benchRetrieval(b *testing.B, n int, loop bool) {
 	db := openDB(b)
 	synthLibrary(b, db, n)
 	qs := loadQueries(b)
-	opts := Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500, MinBM25: DefaultMinBM25}
+	opts := Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500}
 	r := NewRetriever(db, opts, nil)
 	r.noRecall = !loop
 	turns := 1
@@ -113,7 +113,7 @@ func BenchmarkStarterInjection(b *testing.B) {
 	db := openDB(b)
 	ctx := context.Background()
 	InstallStarter(ctx, db, assets.Skills())
-	r := NewRetriever(db, Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500, MinBM25: DefaultMinBM25}, nil)
+	r := NewRetriever(db, Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500}, nil)
 	qs := loadQueries(b)
 	tokens, skills := 0, 0
 	for i := 0; i < b.N; i++ {

@@ -26,6 +26,9 @@ func (e FileError) Error() string { return e.Path + ": " + e.Err.Error() }
 type ImportReport struct {
 	Added, Updated, Unchanged []string
 	Errors                    []FileError
+	// Notices are files imported with a change worth saying, once: an
+	// unknown category filed under general.
+	Notices []FileError
 }
 
 // skillFiles finds the skill files of a directory: the reference layout
@@ -61,10 +64,13 @@ func ImportFS(ctx context.Context, db *store.DB, fsys fs.FS, source string) (Imp
 		return rep, fmt.Errorf("read skill directory: %w", err)
 	}
 	for _, f := range files {
-		in, err := parseFile(fsys, f)
+		in, notice, err := parseFile(fsys, f)
 		if err != nil {
 			rep.Errors = append(rep.Errors, FileError{Path: f, Err: err})
 			continue
+		}
+		if notice != "" {
+			rep.Notices = append(rep.Notices, FileError{Path: f, Err: errors.New(notice)})
 		}
 		in.Source = source
 		before, getErr := db.Skill(ctx, in.Name)
@@ -84,19 +90,19 @@ func ImportFS(ctx context.Context, db *store.DB, fsys fs.FS, source string) (Imp
 	return rep, nil
 }
 
-func parseFile(fsys fs.FS, p string) (store.SkillInput, error) {
+func parseFile(fsys fs.FS, p string) (store.SkillInput, string, error) {
 	data, err := fs.ReadFile(fsys, p)
 	if err != nil {
-		return store.SkillInput{}, err
+		return store.SkillInput{}, "", err
 	}
-	in, err := Parse(data)
+	in, notice, err := ParseFile(data)
 	if err != nil {
-		return in, err
+		return in, "", err
 	}
 	if dir := path.Dir(p); dir != "." && dir != in.Name {
-		return in, fmt.Errorf("name %q does not match its directory %q", in.Name, dir)
+		return in, "", fmt.Errorf("name %q does not match its directory %q", in.Name, dir)
 	}
-	return in, nil
+	return in, notice, nil
 }
 
 // ImportDir imports a directory on disk.

@@ -42,8 +42,9 @@ func TestRecallAt6(t *testing.T) {
 	if len(qs) < 30 {
 		t.Fatalf("only %d labelled queries", len(qs))
 	}
-	opts := Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 0, MinBM25: DefaultMinBM25}
+	opts := Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 0}
 	r := NewRetriever(db, opts, nil)
+	t.Cleanup(r.Close)
 	found, expected, quiet, noSkill := 0, 0, 0, 0
 	for _, q := range qs {
 		sel, err := r.Select(ctx, []Message{{Role: "user", Text: q.Query}})

@@ -2,12 +2,11 @@ package skills
 
 import (
 	"context"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -19,15 +18,20 @@ const (
 	ModeHybrid    = "hybrid"
 )
 
+// Message is one message of a conversation, reduced to role and text.
+type Message = retrieval.Message
+
 // Options bound what Select injects.
 type Options struct {
-	Mode        string  // keyword (template is a synonym), embedding, hybrid
-	TopK        int     // most task-specific skills injected
-	Candidates  int     // skills considered before the budget (task_specific_top_k)
-	GeneralTopK int     // most general-habit skills injected
-	MaxTokens   int     // token budget for all injected skills
-	MinBM25     float64 // a keyword hit below this relevance is ignored
-	MinCosine   float64 // an embedding hit below this similarity is ignored
+	Mode        string // keyword (template is a synonym), embedding, hybrid
+	TopK        int    // most skills injected per turn, habits included: a ceiling, never a quota
+	Candidates  int    // skills ranked before abstention (task_specific_top_k)
+	GeneralTopK int    // most habits (general, common_mistakes) among them
+	MaxTokens   int    // token budget for all injected skills
+	// Evidence is what a skill must show to be injected (zero: Defaults).
+	Evidence Evidence
+	// NoEfficacy turns off the efficacy adjustment of the ranking.
+	NoEfficacy bool
 }
 
 // OptionsFrom reads the options from the configuration.
@@ -37,67 +41,89 @@ func OptionsFrom(c config.Skills) Options {
 		mode = ModeKeyword
 	}
 	return Options{Mode: mode, TopK: c.TopK, Candidates: max(c.TaskSpecificTopK, c.TopK), GeneralTopK: c.GeneralTopK,
-		MaxTokens: c.MaxTokens, MinBM25: DefaultMinBM25, MinCosine: DefaultMinCosine}
+		MaxTokens: c.MaxTokens}
 }
 
-// Relevance floors, calibrated on testdata/queries.json (see the tests):
-// below them a hit is noise, so a turn that needs no skill gets none.
-const (
-	DefaultMinBM25   = 4.0
-	DefaultMinCosine = 0.35
-)
-
-// Selection is what Select chose for a turn.
+// Selection is what Select chose for a turn, and why.
 type Selection struct {
-	Query  string
+	Query  string // the request read out of the conversation (retrieval.Request.Text)
 	Skills []store.Skill
 	Text   string   // Markdown for the system prompt; "" when nothing fits
 	IDs    []string // "skill:<name>@<version>"
 	Tokens int      // estimated tokens of Text
+	// Considered are the ranked candidates, injected or not, with the
+	// evidence and the reason (explanations: skills search --explain, the
+	// turn page).
+	Considered []Candidate
+	Terms      []string // the query's terms, as the person wrote them
 }
 
 // Retriever selects skills for turns. It is safe for concurrent use.
 type Retriever struct {
 	db   *store.DB
 	opts Options
-	emb  *Embedder // nil: keyword only
-
-	mu      sync.Mutex // guards lib and checked
-	lib     *library
-	checked time.Time
+	emb  Embedder // nil: keyword only
+	lib  *libraryState
 
 	noRecall bool // benchmarks of the search itself: never answer from recent
 }
 
-// NewRetriever makes a retriever; emb may be nil, and then every mode
-// falls back to keyword search.
-func NewRetriever(db *store.DB, opts Options, emb *Embedder) *Retriever {
-	return &Retriever{db: db, opts: opts, emb: emb}
+// Embedder turns texts into unit vectors (*retrieval.Embedder, which
+// caches them in the store).
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
 }
 
-// Select picks the skills for a conversation's latest user request.
+var _ Embedder = (*retrieval.Embedder)(nil)
+
+// NewRetriever makes a retriever and starts loading the library in the
+// background; emb may be nil, and then every mode falls back to keyword
+// search.
+func NewRetriever(db *store.DB, opts Options, emb Embedder) *Retriever {
+	if opts.Evidence == (Evidence{}) {
+		opts.Evidence = DefaultEvidence
+	}
+	if emb == nil {
+		opts.Mode = ModeKeyword
+	}
+	r := &Retriever{db: db, opts: opts, emb: emb}
+	r.lib = newLibraryState(db, emb != nil && opts.Mode != ModeKeyword, !opts.NoEfficacy, emb)
+	r.lib.refresh()
+	return r
+}
+
+// Close stops the retriever's background work and waits for it.
+func (r *Retriever) Close() { r.lib.close() }
+
+// Select picks the skills for a conversation's latest request (see
+// retrieval.Read): the ranked candidates that show enough evidence of
+// fitting it (see Evidence), at most TopK and GeneralTopK habits, within
+// MaxTokens. A turn whose request fits no skill gets none.
 //
-// The query is the latest user messages, which stay the same through an
-// agent's tool loop (its turns add assistant and tool messages), so the
-// library remembers its latest selections by query: a repeated query is
-// answered from memory until the skills change. The returned Selection
-// may be shared with other callers; its slices must not be modified.
+// Through an agent's tool loop the request stays the same (its turns add
+// assistant and tool messages), so the library remembers its latest
+// selections by request: a repeated one is answered from memory until
+// the skills change. The returned Selection may be shared with other
+// callers; its slices must not be modified.
+//
+// Select never waits for the library to be rebuilt: it uses the current
+// snapshot while a newer one is built. Only before the first snapshot
+// exists does it wait, until ctx ends.
 func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, error) {
-	sel := Selection{Query: CleanQuery(msgs)}
-	if sel.Query == "" {
+	req := retrieval.Read(msgs)
+	sel := Selection{Query: req.Text()}
+	if req.Empty() {
 		return sel, nil
 	}
-	lib, err := r.library(ctx)
+	lib, err := r.lib.current(ctx)
 	if err != nil {
 		return sel, err
 	}
 	if got, ok := lib.recent.get(sel.Query); ok && !r.noRecall {
 		return got, nil
 	}
-	cands, whole, err := r.candidates(ctx, lib, sel.Query)
-	if err != nil {
-		return sel, err
-	}
+	cands, whole := r.rank(ctx, lib, req)
+	sel.Terms = queryWords(req.Query(nil))
 	r.fit(&sel, cands)
 	if whole {
 		lib.recent.put(sel.Query, sel)
@@ -105,12 +131,82 @@ func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, erro
 	return sel, nil
 }
 
-// recentSelections remembers the latest selections of a library by query,
-// in two generations: when the current one is full it becomes the previous
-// one, and a query found there moves back to the current one. It holds
-// between maxRecent and twice as many, the most recently used.
+func queryWords(q retrieval.Query) []string {
+	out := make([]string, len(q.Terms))
+	for i, t := range q.Terms {
+		out[i] = t.Word
+	}
+	return out
+}
+
+// fit injects the candidates that passed abstention, in rank order, while
+// they fit TopK, GeneralTopK and the token budget, and records why each
+// other candidate was left out.
+func (r *Retriever) fit(sel *Selection, cands []Candidate) {
+	var chosen []store.Skill
+	habits := 0
+	for i := range cands {
+		c := &cands[i]
+		if c.Reason != "" {
+			continue
+		}
+		habit := IsHabit(c.Skill.Category)
+		switch {
+		case r.opts.TopK > 0 && len(chosen) >= r.opts.TopK:
+			c.Reason = "top_k reached"
+			continue
+		case habit && habits >= r.opts.GeneralTopK:
+			c.Reason = "general_top_k reached"
+			continue
+		}
+		try := append(chosen[:len(chosen):len(chosen)], c.Skill)
+		if r.opts.MaxTokens > 0 && retrieval.EstimateTokens(renderAll(try)) > r.opts.MaxTokens {
+			c.Reason = "over the token budget"
+			continue
+		}
+		chosen = try
+		c.Injected = true
+		if habit {
+			habits++
+		}
+	}
+	sel.Considered = cands
+	sel.Skills = chosen
+	if len(chosen) > 0 {
+		sel.Text = renderAll(chosen)
+		sel.Tokens = retrieval.EstimateTokens(sel.Text)
+	}
+	for _, s := range chosen {
+		sel.IDs = append(sel.IDs, "skill:"+s.Name+"@"+strconv.Itoa(s.Version))
+	}
+}
+
+const header = "# Skills\nMetaClaw picked these skills for the user's current request; follow them where they apply.\n"
+
+func renderAll(ss []store.Skill) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for _, s := range ss {
+		b.WriteString(Render(s))
+	}
+	return b.String()
+}
+
+// Render formats one skill for the system prompt.
+func Render(s store.Skill) string {
+	return "\n## " + s.Name + "\n_" + s.Description + "_\n\n" + strings.TrimSpace(s.Body) + "\n"
+}
+
+// EstimateTokens is a fast estimate: about four characters a token.
+func EstimateTokens(s string) int { return retrieval.EstimateTokens(s) }
+
+// recentSelections remembers the latest selections of a library by
+// request, in two generations: when the current one is full it becomes
+// the previous one, and a request found there moves back to the current
+// one. It holds between maxRecent and twice as many, the most recently
+// used.
 type recentSelections struct {
-	mu        sync.Mutex
+	mu        sync.Mutex // guards cur and prev
 	cur, prev map[string]Selection
 }
 
@@ -148,112 +244,7 @@ func (rs *recentSelections) add(q string, s Selection) {
 	rs.cur[q] = s
 }
 
-type candidate struct {
-	skill store.Skill
-	score float64
-}
-
-// candidates ranks lib's skills for q; whole is false when hybrid search
-// fell back to keywords alone (the embeddings failed), a result not worth
-// remembering.
-func (r *Retriever) candidates(ctx context.Context, lib *library, q string) (cands []candidate, whole bool, err error) {
-	mode := r.opts.Mode
-	if r.emb == nil {
-		mode = ModeKeyword
-	}
-	var kw, em []candidate
-	if mode != ModeEmbedding {
-		kw = r.keyword(lib, q)
-	}
-	if mode != ModeKeyword {
-		if em, err = r.embedding(ctx, lib, q); err != nil {
-			if mode == ModeEmbedding {
-				return nil, false, err
-			}
-			return kw, false, nil // hybrid degrades to keyword when embeddings fail
-		}
-	}
-	switch mode {
-	case ModeKeyword:
-		return kw, true, nil
-	case ModeEmbedding:
-		return em, true, nil
-	}
-	return fuse(kw, em), true, nil
-}
-
-func (r *Retriever) keyword(lib *library, q string) []candidate {
-	var out []candidate
-	for _, c := range lib.bm25.search(q, r.opts.Candidates+r.opts.GeneralTopK) {
-		if c.score >= r.opts.MinBM25 {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// fuse merges two rankings by reciprocal rank (k = 60).
-func fuse(a, b []candidate) []candidate {
-	scores := map[string]float64{}
-	skills := map[string]store.Skill{}
-	for _, list := range [][]candidate{a, b} {
-		for rank, c := range list {
-			scores[c.skill.Name] += 1 / (60 + float64(rank+1))
-			skills[c.skill.Name] = c.skill
-		}
-	}
-	out := make([]candidate, 0, len(scores))
-	for name, s := range scores {
-		out = append(out, candidate{skill: skills[name], score: s})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
-		}
-		return out[i].skill.Name < out[j].skill.Name
-	})
-	return out
-}
-
-// fit takes candidates in order while they fit the limits and the budget.
-func (r *Retriever) fit(sel *Selection, cands []candidate) {
-	var b strings.Builder
-	task, general := 0, 0
-	for _, c := range cands {
-		isGeneral := c.skill.Category == "general"
-		if isGeneral && general >= r.opts.GeneralTopK || !isGeneral && task >= r.opts.TopK {
-			continue
-		}
-		block := Render(c.skill)
-		tokens := EstimateTokens(block)
-		if r.opts.MaxTokens > 0 && sel.Tokens+tokens > r.opts.MaxTokens {
-			continue
-		}
-		if isGeneral {
-			general++
-		} else {
-			task++
-		}
-		if b.Len() == 0 {
-			b.WriteString(header)
-		}
-		b.WriteString(block)
-		sel.Tokens += tokens
-		sel.Skills = append(sel.Skills, c.skill)
-		sel.IDs = append(sel.IDs, "skill:"+c.skill.Name+"@"+strconv.Itoa(c.skill.Version))
-	}
-	if b.Len() > 0 {
-		sel.Text = b.String()
-		sel.Tokens += EstimateTokens(header)
-	}
-}
-
-const header = "# Skills\nMetaClaw picked these skills for the user's current request; follow them where they apply.\n"
-
-// Render formats one skill for the system prompt.
-func Render(s store.Skill) string {
-	return "\n## " + s.Name + "\n_" + s.Description + "_\n\n" + strings.TrimSpace(s.Body) + "\n"
-}
-
-// EstimateTokens is a fast estimate: about four characters a token.
-func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
+// Refresh brings the library up to date with the store now and waits for
+// it (the CLI; tests). Turns never call it: they use the current snapshot
+// while the background refresh runs.
+func (r *Retriever) Refresh(ctx context.Context) error { return r.lib.sync(ctx) }

@@ -6,7 +6,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -22,13 +24,14 @@ func TestRecentSelections(t *testing.T) {
 	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
 		t.Fatal(err)
 	}
-	r := NewRetriever(db, Options{Mode: ModeKeyword, TopK: 3, Candidates: 10, GeneralTopK: 1, MaxTokens: 1500, MinBM25: DefaultMinBM25}, nil)
+	r := NewRetriever(db, Options{Mode: ModeKeyword, TopK: 3, Candidates: 10, GeneralTopK: 1, MaxTokens: 1500}, nil)
+	t.Cleanup(r.Close)
 	loop := []Message{{Role: "user", Text: "write a git commit message for my change"}}
 	first, err := r.Select(ctx, loop)
 	if err != nil || len(first.Skills) == 0 {
 		t.Fatalf("select: %v, %v", first.IDs, err)
 	}
-	lib, _ := r.library(ctx)
+	lib, _ := r.lib.current(ctx)
 	if _, ok := lib.recent.get(first.Query); !ok {
 		t.Fatal("the selection was not remembered")
 	}
@@ -38,16 +41,20 @@ func TestRecentSelections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(first, again); diff != "" {
+	if diff := cmp.Diff(first, again, cmpopts.EquateNaNs()); diff != "" {
 		t.Errorf("the repeated query chose differently (-first +again):\n%s", diff)
 	}
 
-	// Edit the first chosen skill: the next selection shows the new body.
+	// Edit the first chosen skill: once the background refresh ran, the
+	// next selection shows the new body.
 	s := first.Skills[0]
 	in := store.SkillInput{Name: s.Name, Description: s.Description, Category: s.Category, Tags: s.Tags,
 		Body: s.Body + "\n\nAlways mention the ticket number.", Source: s.Source}
 	if _, changed, err := db.PutSkill(ctx, in); err != nil || !changed {
 		t.Fatalf("put skill: changed %v, %v", changed, err)
+	}
+	if err := r.Refresh(ctx); err != nil {
+		t.Fatal(err)
 	}
 	edited, err := r.Select(ctx, loop)
 	if err != nil {
@@ -59,13 +66,14 @@ func TestRecentSelections(t *testing.T) {
 
 	// Hybrid with the embeddings endpoint down falls back to keywords, and
 	// that fallback is not remembered.
-	down := NewRetriever(db, Options{Mode: ModeHybrid, TopK: 3, Candidates: 10, MinBM25: DefaultMinBM25, MinCosine: 0.2},
-		NewEmbedder(db, "http://127.0.0.1:1/v1", "k", "unreachable-model"))
+	down := NewRetriever(db, Options{Mode: ModeHybrid, TopK: 3, Candidates: 10},
+		retrieval.NewEmbedder(db, "http://127.0.0.1:1/v1", "k", "unreachable-model"))
+	t.Cleanup(down.Close)
 	sel, err := down.Select(ctx, loop)
 	if err != nil || len(sel.Skills) == 0 {
 		t.Fatalf("hybrid with embeddings down: %v, %v", sel.IDs, err)
 	}
-	lib, _ = down.library(ctx)
+	lib, _ = down.lib.current(ctx)
 	if _, ok := lib.recent.get(sel.Query); ok {
 		t.Error("a keyword-only fallback was remembered")
 	}

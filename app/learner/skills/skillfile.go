@@ -1,15 +1,18 @@
 // Package skills is MetaClaw's skill library on the learning side: the
-// SKILL.md file format (YAML front matter and a Markdown body), importing
-// and exporting skill directories, installing the starter bank, cleaning a
-// conversation into a retrieval query, and selecting the skills to inject
-// into a turn (keyword BM25, embeddings, or both) within a token budget.
-// Persistence is in store; app wires the selection into the proxy.
+// SKILL.md file format (YAML front matter and a Markdown body) and its
+// categories, importing and exporting skill directories, installing the
+// starter bank, and selecting the skills to inject into a turn: ranked by
+// the retrieval core (app/learner/retrieval), adjusted by each skill's
+// efficacy, and injected only when the evidence says they fit, within
+// skills.top_k and a token budget. Persistence is in store; app wires the
+// selection into the proxy.
 package skills
 
 import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -17,9 +20,37 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Categories a skill may have ("" is allowed too).
+// Categories a skill may have ("" is allowed too). general and
+// common_mistakes (the reference MetaClaw's category of general habits
+// about mistakes to avoid) are habits: see IsHabit.
 var Categories = []string{"coding", "research", "data-analysis", "productivity", "security", "communication",
-	"automation", "agentic", "general"}
+	"automation", "agentic", "general", CategoryCommonMistakes}
+
+// Habit categories.
+const (
+	CategoryGeneral        = "general"
+	CategoryCommonMistakes = "common_mistakes"
+)
+
+// IsHabit reports whether a category is one of the general habits (general,
+// common_mistakes), which share a turn's general_top_k allowance.
+func IsHabit(category string) bool {
+	return category == CategoryGeneral || category == CategoryCommonMistakes
+}
+
+// categorySynonyms are other spellings of the categories, as the
+// reference's skill banks write them.
+var categorySynonyms = map[string]string{"data_analysis": "data-analysis", "common-mistakes": CategoryCommonMistakes}
+
+// NormalizeCategory returns the canonical spelling of a category and
+// whether it is known; an unknown one comes back lower-cased and trimmed.
+func NormalizeCategory(c string) (string, bool) {
+	c = strings.ToLower(strings.TrimSpace(c))
+	if syn, ok := categorySynonyms[c]; ok {
+		c = syn
+	}
+	return c, c == "" || validCategory(c)
+}
 
 var nameRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
@@ -40,8 +71,37 @@ type frontMatter struct {
 }
 
 // Parse reads a SKILL.md file. It returns an error naming what is wrong;
-// nothing of an invalid file is used.
+// nothing of an invalid file is used. A category of another spelling
+// (data_analysis) is normalised; an unknown one never refuses the skill:
+// see ParseFile.
 func Parse(data []byte) (store.SkillInput, error) {
+	in, _, err := ParseFile(data)
+	return in, err
+}
+
+// ParseFile is Parse, also returning a notice when the file's category is
+// unknown: the skill is filed under general, and the category it had is
+// kept as a tag (when a tag fits), so nothing of the file is lost.
+func ParseFile(data []byte) (store.SkillInput, string, error) {
+	in, err := parse(data)
+	if err != nil {
+		return in, "", err
+	}
+	cat, known := NormalizeCategory(in.Category)
+	in.Category = cat
+	notice := ""
+	if !known {
+		notice = fmt.Sprintf("category %q is not one of %s: filed under general", cat, strings.Join(Categories, ", "))
+		if len(in.Tags) < MaxTags && !slices.Contains(in.Tags, cat) {
+			in.Tags = append(in.Tags, cat)
+			notice += fmt.Sprintf(" (tag %q keeps it)", cat)
+		}
+		in.Category = CategoryGeneral
+	}
+	return in, notice, Validate(in)
+}
+
+func parse(data []byte) (store.SkillInput, error) {
 	if !utf8.Valid(data) {
 		return store.SkillInput{}, fmt.Errorf("not valid UTF-8")
 	}
@@ -57,7 +117,7 @@ func Parse(data []byte) (store.SkillInput, error) {
 	}
 	in := store.SkillInput{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description),
 		Category: strings.TrimSpace(fm.Category), Tags: normTags(fm.Tags), Body: strings.TrimSpace(string(body))}
-	return in, Validate(in)
+	return in, nil
 }
 
 // splitFrontMatter separates the YAML between the leading "---" lines from

@@ -34,7 +34,7 @@ func TestParse(t *testing.T) {
 		{"bad name", "---\nname: Not_Kebab\ndescription: d\n---\nbody\n", "kebab-case"},
 		{"no description", "---\nname: a\n---\nbody\n", "description is missing"},
 		{"empty body", "---\nname: a\ndescription: d\n---\n\n", "body is empty"},
-		{"bad category", "---\nname: a\ndescription: d\ncategory: cooking\n---\nbody\n", "category \"cooking\""},
+		{"unknown category is kept, not refused", "---\nname: a\ndescription: d\ncategory: cooking\n---\nbody\n", ""},
 		{"invalid utf8", "---\nname: a\ndescription: \xff\n---\nbody\n", "UTF-8"},
 	}
 	for _, tt := range tests {
@@ -96,40 +96,4 @@ func TestImportAndExport(t *testing.T) {
 		t.Error("importing a file as a directory succeeded")
 	}
 	os.RemoveAll(out)
-}
-
-func TestCleanQuery(t *testing.T) {
-	t.Parallel()
-	internal := "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nactive exec sessions: none\nsubagents: none\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"
-	tests := []struct {
-		name string
-		msgs []Message
-		want string
-	}{
-		{"openclaw first turn", []Message{
-			{Role: "system", Text: "You are OpenClaw. Tools: read, write, exec. debug deploy commit"},
-			{Role: "user", Text: "[Sun 2026-11-29 20:59 UTC] my pytest run fails\n\nRuntime: agent=main | session=abc | host=x | os=linux"},
-			{Role: "user", Text: internal},
-		}, "my pytest run fails"},
-		{"tool turn keeps the user's request", []Message{
-			{Role: "user", Text: "[Mon 2026-11-30 09:00 UTC] summarise report.csv"},
-			{Role: "assistant", Text: ""},
-			{Role: "tool", Text: "col1,col2\n1,2"},
-			{Role: "user", Text: internal},
-		}, "summarise report.csv"},
-		{"last two user messages", []Message{
-			{Role: "user", Text: "first"}, {Role: "assistant", Text: "ok"},
-			{Role: "user", Text: "second"}, {Role: "assistant", Text: "ok"}, {Role: "user", Text: "third"},
-		}, "third\nsecond"},
-		{"json envelope", []Message{{Role: "user", Text: `{"type":"message","channel":"slack","text":"write a cron job","ts":"1"}`}}, "write a cron job"},
-		{"claude code reminder", []Message{{Role: "user", Text: "<system-reminder>\nCLAUDE.md says lint\n</system-reminder>\nfix the flaky test"}}, "fix the flaky test"},
-		{"nothing but boilerplate", []Message{{Role: "system", Text: "sys"}, {Role: "user", Text: internal}}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := CleanQuery(tt.msgs); got != tt.want {
-				t.Errorf("CleanQuery = %q, want %q", got, tt.want)
-			}
-		})
-	}
 }

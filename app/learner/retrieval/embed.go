@@ -1,4 +1,4 @@
-package skills
+package retrieval
 
 import (
 	"context"
@@ -113,15 +113,4 @@ func normalise(v []float64) []float32 {
 		}
 	}
 	return out
-}
-
-func cosine(a, b []float32) float64 {
-	if len(a) != len(b) {
-		return 0
-	}
-	var s float32
-	for i := range a {
-		s += a[i] * b[i]
-	}
-	return float64(s)
 }

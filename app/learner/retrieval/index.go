@@ -1,0 +1,302 @@
+package retrieval
+
+import (
+	"math"
+	"sync"
+)
+
+// BM25F parameters (Robertson and Zaragoza's fielded BM25): a term's
+// frequency is weighted and length-normalised per field, summed over the
+// fields, then saturated once.
+const (
+	k1 = 1.2
+	// minCorpus smooths idf in small collections: a scope with three
+	// memories would otherwise give every word an idf near zero.
+	minCorpus = 50
+	// maxFields bounds the fields of an index.
+	maxFields = 4
+)
+
+// Field is one field of the documents of an Index: its weight and its
+// length normalisation b (0: none, 1: full).
+type Field struct {
+	Name   string
+	Weight float64
+	B      float64
+	// Head marks a field that says what the document is about (a name, a
+	// description, tags), as opposed to its body: Hit.MatchedHead.
+	Head bool
+}
+
+// posting is one term's occurrences in one field of one document.
+type posting struct {
+	slot  int32
+	field uint8
+	tf    uint16
+}
+
+// Index is an in-memory BM25F index of documents of type D, each with a
+// key (unique, e.g. a database id) and the text of each field, and
+// optionally an embedding vector. It is updated in place (Put, Delete);
+// deleted documents leave postings that searches skip until a
+// compaction, which builds the new postings off the lock and swaps them
+// in (searches meanwhile use the old ones). It is safe for concurrent use.
+type Index[D any] struct {
+	fields []Field
+
+	mu     sync.RWMutex // guards everything below
+	docs   []D          // by slot
+	keys   []int64      // by slot
+	alive  []bool       // by slot
+	lens   [][maxFields]float32
+	vecs   [][]float32 // by slot; nil when unknown
+	slots  map[int64]int32
+	post   map[string][]posting
+	df     map[string]int32 // documents per term, deleted ones too
+	live   int
+	lenSum [maxFields]float64 // over every slot, deleted ones too
+	dead   int
+
+	compacting bool
+	journal    []op[D] // changes made while a compaction runs
+}
+
+// op is a change journalled during a compaction.
+type op[D any] struct {
+	del    bool
+	key    int64
+	doc    D
+	fields []string
+	vec    []float32
+}
+
+// NewIndex makes an empty index with the given fields.
+func NewIndex[D any](fields ...Field) *Index[D] {
+	if len(fields) == 0 || len(fields) > maxFields {
+		panic("retrieval: an index has 1 to 4 fields")
+	}
+	return &Index[D]{fields: fields, slots: map[int64]int32{}, post: map[string][]posting{}, df: map[string]int32{}}
+}
+
+// Len returns the number of live documents.
+func (ix *Index[D]) Len() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.live
+}
+
+// Put indexes a document, replacing the one with the same key; fields are
+// its texts in the order of the index's fields. The vector of the
+// replaced document is kept when every text is the same.
+func (ix *Index[D]) Put(key int64, doc D, fields ...string) {
+	terms := fieldTerms(fields)
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.put(key, doc, fields, terms, nil)
+}
+
+// fieldTerms computes the term frequencies of each field outside the lock.
+func fieldTerms(fields []string) []map[string]int {
+	out := make([]map[string]int, len(fields))
+	for f, text := range fields {
+		out[f] = map[string]int{}
+		for _, t := range Terms(text, nil) {
+			out[f][t]++
+		}
+	}
+	return out
+}
+
+func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]int, vec []float32) {
+	if ix.compacting {
+		ix.journal = append(ix.journal, op[D]{key: key, doc: doc, fields: fields, vec: vec})
+	}
+	if slot, ok := ix.slots[key]; ok {
+		if vec == nil && ix.sameText(slot, terms) {
+			vec = ix.vecs[slot]
+		}
+		ix.delete(key)
+	}
+	slot := int32(len(ix.docs))
+	var lens [maxFields]float32
+	seen := map[string]bool{}
+	for f, tf := range terms {
+		if f >= len(ix.fields) {
+			break
+		}
+		for t, n := range tf {
+			lens[f] += float32(n)
+			ix.post[t] = append(ix.post[t], posting{slot: slot, field: uint8(f), tf: uint16(min(n, math.MaxUint16))})
+			if !seen[t] {
+				seen[t] = true
+				ix.df[t]++
+			}
+		}
+		ix.lenSum[f] += float64(lens[f])
+	}
+	ix.docs, ix.keys, ix.alive = append(ix.docs, doc), append(ix.keys, key), append(ix.alive, true)
+	ix.lens, ix.vecs = append(ix.lens, lens), append(ix.vecs, vec)
+	ix.slots[key] = slot
+	ix.live++
+}
+
+// sameText reports whether slot's field lengths and terms equal terms
+// (then its vector still holds); mu held.
+func (ix *Index[D]) sameText(slot int32, terms []map[string]int) bool {
+	for f, tf := range terms {
+		n := 0
+		for _, c := range tf {
+			n += c
+		}
+		if f < maxFields && float32(n) != ix.lens[slot][f] {
+			return false
+		}
+	}
+	return ix.vecs[slot] != nil
+}
+
+// Delete removes a document; a missing key is ignored.
+func (ix *Index[D]) Delete(key int64) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.compacting {
+		ix.journal = append(ix.journal, op[D]{del: true, key: key})
+	}
+	ix.delete(key)
+}
+
+// delete drops a document. Like Lucene's deletions, its postings, its
+// length and its count in the collection statistics (df, the number of
+// documents, the average length) stay until the next compaction, so that
+// a delete costs no more than flipping a bit; compaction starts once the
+// deleted documents outnumber half the live ones. mu held.
+func (ix *Index[D]) delete(key int64) {
+	slot, ok := ix.slots[key]
+	if !ok {
+		return
+	}
+	ix.alive[slot] = false
+	ix.vecs[slot] = nil
+	var zero D
+	ix.docs[slot] = zero
+	delete(ix.slots, key)
+	ix.live--
+	ix.dead++
+	if ix.dead > 64 && ix.dead > ix.live/2 && !ix.compacting {
+		ix.compacting = true
+		go ix.compact()
+	}
+}
+
+// compact rebuilds the postings from the live documents and swaps them
+// in. It copies what it reads under the read lock (the per-slot arrays
+// and the posting lists' headers: a posting is never changed once
+// appended) and builds without any lock, so neither searches nor changes
+// wait for it; the changes made meanwhile are journalled and replayed on
+// the new postings when they are swapped in (replaying a change twice
+// leaves the same result).
+func (ix *Index[D]) compact() {
+	ix.mu.RLock()
+	alive := append([]bool(nil), ix.alive...)
+	docs := append([]D(nil), ix.docs...)
+	keys := append([]int64(nil), ix.keys...)
+	lens := append([][maxFields]float32(nil), ix.lens...)
+	vecs := append([][]float32(nil), ix.vecs...)
+	post := make(map[string][]posting, len(ix.post))
+	for t, ps := range ix.post {
+		post[t] = ps
+	}
+	ix.mu.RUnlock()
+
+	fresh := NewIndex[D](ix.fields...)
+	remap := make([]int32, len(docs))
+	for slot, ok := range alive {
+		remap[slot] = -1
+		if !ok {
+			continue
+		}
+		remap[slot] = int32(len(fresh.docs))
+		fresh.docs, fresh.keys = append(fresh.docs, docs[slot]), append(fresh.keys, keys[slot])
+		fresh.alive, fresh.lens, fresh.vecs = append(fresh.alive, true), append(fresh.lens, lens[slot]), append(fresh.vecs, vecs[slot])
+		fresh.slots[keys[slot]] = remap[slot]
+		for f := range ix.fields {
+			fresh.lenSum[f] += float64(lens[slot][f])
+		}
+	}
+	for t, ps := range post {
+		var out []posting
+		last := int32(-1)
+		for _, p := range ps {
+			if s := remap[p.slot]; s >= 0 {
+				p.slot = s
+				out = append(out, p)
+				if s != last {
+					fresh.df[t]++
+					last = s
+				}
+			}
+		}
+		if len(out) > 0 {
+			fresh.post[t] = out
+		}
+	}
+	fresh.live = len(fresh.docs)
+
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	journal := ix.journal
+	ix.journal, ix.compacting = nil, false
+	ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs
+	ix.slots, ix.post, ix.df, ix.live, ix.lenSum, ix.dead = fresh.slots, fresh.post, fresh.df, fresh.live, fresh.lenSum, 0
+	for _, o := range journal {
+		switch {
+		case o.del:
+			ix.delete(o.key)
+		case o.fields == nil:
+			ix.setVector(o.key, o.vec)
+		default:
+			ix.put(o.key, o.doc, o.fields, fieldTerms(o.fields), o.vec)
+		}
+	}
+}
+
+// SetVector sets the embedding of a document (a unit vector); a missing
+// key is ignored.
+func (ix *Index[D]) SetVector(key int64, vec []float32) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	if ix.compacting {
+		ix.journal = append(ix.journal, op[D]{key: key, vec: vec})
+	}
+	ix.setVector(key, vec)
+}
+
+func (ix *Index[D]) setVector(key int64, vec []float32) {
+	if slot, ok := ix.slots[key]; ok {
+		ix.vecs[slot] = vec
+	}
+}
+
+// Get returns the document of a key.
+func (ix *Index[D]) Get(key int64) (D, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.slots[key]
+	if !ok {
+		var zero D
+		return zero, false
+	}
+	return ix.docs[slot], true
+}
+
+// Each calls f with every live document and its vector (nil when not
+// known), under the read lock: f must not call the index.
+func (ix *Index[D]) Each(f func(key int64, doc D, vec []float32) bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	for slot, ok := range ix.alive {
+		if ok && !f(ix.keys[slot], ix.docs[slot], ix.vecs[slot]) {
+			return
+		}
+	}
+}

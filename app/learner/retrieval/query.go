@@ -1,0 +1,151 @@
+package retrieval
+
+import "strings"
+
+// Message is one message of a conversation, reduced to role and text.
+type Message struct {
+	Role string // system, user, assistant, tool
+	Text string
+}
+
+// MaxQueryLen bounds each part of a request, in bytes.
+const MaxQueryLen = 2000
+
+// Weights of a request's parts in its query: the instruction counts
+// fully, what it pasted less (it says what failed, the instruction what
+// to do), and the person's earlier messages of the session less again
+// (a follow-up such as "and make it run nightly" leans on them, a change
+// of subject must not).
+const (
+	WeightPaste    = 0.6
+	WeightContext1 = 0.3
+	WeightContext2 = 0.15
+)
+
+// Request is what a person is asking now, read out of a conversation.
+type Request struct {
+	Instruction string   // the latest human message, cleaned, pasted text removed
+	Paste       string   // what it pasted, reduced to kinds, error lines and identifiers
+	Context     []string // the person's earlier messages, newest first (at most 2), cleaned
+}
+
+// Read finds what the person is asking now: the latest user message that
+// holds anything once agent wrappers are removed (Clean). In an agent's
+// tool loop that is the instruction the loop works on — the messages
+// after it are the assistant's tool calls, their results (role tool, or
+// user messages of tool results and reminders only) and the agent's own
+// notes, which never enter the query, nor do system prompts. A NanoClaw
+// envelope's newest message is the instruction, the ones before it its
+// context.
+func Read(msgs []Message) Request {
+	var r Request
+	var earlier []string
+	for i := len(msgs) - 1; i >= 0 && len(earlier) < 2; i-- {
+		if msgs[i].Role != "user" {
+			continue
+		}
+		t := Clean(msgs[i].Text)
+		if t == "" {
+			continue
+		}
+		if r.Instruction == "" && r.Paste == "" {
+			lines := strings.Split(t, "\n")
+			if strings.Contains(msgs[i].Text, "<message") && len(lines) > 1 {
+				// NanoClaw: the newest message, then the others newest first.
+				t = lines[len(lines)-1]
+				for j := len(lines) - 2; j >= 0 && len(earlier) < 2; j-- {
+					earlier = append(earlier, cut(lines[j]))
+				}
+			}
+			prose, paste := splitPaste(t)
+			r.Instruction, r.Paste = cut(prose), cut(reducePaste(paste))
+			continue
+		}
+		prose, _ := splitPaste(t)
+		if prose = cut(prose); prose != "" {
+			earlier = append(earlier, prose)
+		}
+	}
+	r.Context = earlier
+	return r
+}
+
+func cut(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > MaxQueryLen {
+		s = s[:MaxQueryLen]
+	}
+	return s
+}
+
+// Empty reports whether the person said nothing to retrieve on.
+func (r Request) Empty() bool { return r.Instruction == "" && r.Paste == "" }
+
+// Text is the request as one text (instruction, paste, context): what is
+// embedded and shown.
+func (r Request) Text() string {
+	parts := []string{r.Instruction, r.Paste}
+	parts = append(parts, r.Context...)
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// Query returns the weighted terms of the request, without the words skip
+// drops (nil: QuerySkip). A term in several parts takes its highest
+// weight.
+func (r Request) Query(skip func(string) bool) Query {
+	if skip == nil {
+		skip = QuerySkip
+	}
+	var q Query
+	at := map[string]int{}
+	add := func(text string, w float64) {
+		forEachWord(text, func(word string) {
+			lw := strings.ToLower(word)
+			if len(lw) < 2 || skip(lw) || numeric(lw) {
+				return
+			}
+			terms := Terms(lw, nil)
+			if len(terms) == 0 {
+				return
+			}
+			t := terms[0]
+			if i, ok := at[t]; ok {
+				if w > q.Terms[i].Weight {
+					q.Terms[i].Weight = w
+				}
+				return
+			}
+			if len(q.Terms) < MaxQueryTerms {
+				at[t] = len(q.Terms)
+				q.Terms = append(q.Terms, QueryTerm{Term: t, Word: lw, Weight: w})
+			}
+		})
+	}
+	add(r.Instruction, 1)
+	add(r.Paste, WeightPaste)
+	for i, c := range r.Context {
+		w := WeightContext1
+		if i > 0 {
+			w = WeightContext2
+		}
+		add(c, w)
+	}
+	return q
+}
+
+// numeric reports whether a word is a number: times, sizes and counts
+// ("20", "00", "8") say nothing about the task.
+func numeric(w string) bool {
+	for _, r := range w {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}

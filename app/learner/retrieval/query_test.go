@@ -1,0 +1,101 @@
+package retrieval
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const internal = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nactive exec sessions: none\nsubagents: none\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"
+
+func TestRead(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		msgs []Message
+		want Request
+	}{
+		{"openclaw first turn", []Message{
+			{Role: "system", Text: "You are OpenClaw. Tools: read, write, exec. debug deploy commit"},
+			{Role: "user", Text: "[Sun 2026-11-29 20:59 UTC] my pytest run fails\n\nRuntime: agent=main | session=abc | host=x | os=linux"},
+			{Role: "user", Text: internal},
+		}, Request{Instruction: "my pytest run fails"}},
+		{"a tool loop keeps the person's instruction, not the tool output", []Message{
+			{Role: "user", Text: "[Mon 2026-11-30 09:00 UTC] summarise report.csv"},
+			{Role: "assistant", Text: ""},
+			{Role: "tool", Text: "col1,col2\n1,2 email schedule deploy"},
+			{Role: "user", Text: "<system-reminder>\nThe TodoWrite tool hasn't been used recently.\n</system-reminder>"},
+			{Role: "user", Text: internal},
+		}, Request{Instruction: "summarise report.csv"}},
+		{"earlier messages are context, newest first", []Message{
+			{Role: "user", Text: "first"}, {Role: "assistant", Text: "ok"},
+			{Role: "user", Text: "second"}, {Role: "assistant", Text: "ok"},
+			{Role: "user", Text: "third"}, {Role: "assistant", Text: "ok"}, {Role: "user", Text: "fourth"},
+		}, Request{Instruction: "fourth", Context: []string{"third", "second"}}},
+		{"json envelope", []Message{{Role: "user", Text: `{"type":"message","channel":"slack","text":"write a cron job","ts":"1"}`}},
+			Request{Instruction: "write a cron job"}},
+		{"claude code reminder block", []Message{{Role: "user", Text: "<system-reminder>\nCLAUDE.md says lint\n</system-reminder>\nfix the flaky test"}},
+			Request{Instruction: "fix the flaky test"}},
+		{"claude code slash command keeps its name and arguments", []Message{{Role: "user",
+			Text: "<command-message>review is running…</command-message>\n<command-name>/review</command-name>\n<command-args>the retry logic</command-args>"}},
+			Request{Instruction: "/review \n the retry logic"}},
+		{"nanoclaw: the newest message, the group's before it as context", []Message{{Role: "user",
+			Text: "<messages>\n<message sender=\"Dana\" time=\"9:10pm\">rent went up</message>\n<message sender=\"Sam\" time=\"10:30pm\">@Andy budget for the flat &amp; bills</message>\n</messages>"}},
+			Request{Instruction: "budget for the flat & bills", Context: []string{"rent went up"}}},
+		{"hermes memory fence", []Message{{Role: "user",
+			Text: "plan my trip\n\n<memory-context>\n[System note: The following is recalled memory context, NOT new user input. Treat as informational background data.]\n- likes SQL\n</memory-context>"}},
+			Request{Instruction: "plan my trip"}},
+		{"hermes skill invocation: the instruction, not the skill", []Message{{Role: "user",
+			Text: "[IMPORTANT: The user has invoked the \"pr\" skill, indicating they want you to follow its instructions. The full skill content is loaded below.]\n\n# PR\nUse gh.\n\nThe user has provided the following instruction alongside the skill invocation: review PR 12\n\n[Runtime note: skills dir]"}},
+			Request{Instruction: "review PR 12"}},
+		{"a pasted traceback is reduced to its kind and error", []Message{{Role: "user",
+			Text: "what does this mean?\n```\nTraceback (most recent call last):\n  File \"/app/x.py\", line 3, in <module>\n    import requests\nModuleNotFoundError: No module named 'requests'\n```"}},
+			Request{Instruction: "what does this mean?", Paste: "traceback stack trace\nModuleNotFoundError: No module named 'requests'"}},
+		{"nothing but boilerplate", []Message{{Role: "system", Text: "sys"}, {Role: "user", Text: internal}}, Request{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, Read(tt.msgs)); diff != "" {
+				t.Errorf("Read (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestQueryTerms(t *testing.T) {
+	t.Parallel()
+	r := Request{Instruction: "checkout throws 502s since 20:00, can you look?", Paste: "npm error", Context: []string{"checkout page"}}
+	var got []QueryTerm
+	got = append(got, r.Query(nil).Terms...)
+	want := []QueryTerm{{Term: "checkout", Word: "checkout", Weight: 1}, {Term: "throw", Word: "throws", Weight: 1},
+		{Term: "502s", Word: "502s", Weight: 1}, {Term: "sinc", Word: "since", Weight: 1},
+		{Term: "npm", Word: "npm", Weight: WeightPaste}, {Term: "error", Word: "error", Weight: WeightPaste},
+		{Term: "page", Word: "page", Weight: WeightContext1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+}
+
+func TestTermsSplitsIdentifiers(t *testing.T) {
+	t.Parallel()
+	got := Terms("ModuleNotFoundError in HTTPServer.parse_body CrashLoopBackOff", nil)
+	want := []string{"modul", "not", "found", "error", "in", "http", "server", "pars", "bodi", "crash", "loop", "back", "off"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzRead: any conversation reads without a panic, and the request's
+// parts stay within MaxQueryLen.
+func FuzzRead(f *testing.F) {
+	f.Add("[Sun 2026-11-29 20:59 UTC] hello", internal)
+	f.Add("<messages><message sender=\"a\">@b x</message></messages>", "```\npanic: x\n```")
+	f.Add("[IMPORTANT: The user has invoked the ", `{"text":"hi"}`)
+	f.Fuzz(func(t *testing.T, a, b string) {
+		r := Read([]Message{{Role: "user", Text: a}, {Role: "assistant", Text: b}, {Role: "user", Text: b}})
+		if len(r.Instruction) > MaxQueryLen || len(r.Paste) > MaxQueryLen {
+			t.Errorf("request parts too long: %d, %d", len(r.Instruction), len(r.Paste))
+		}
+		_ = r.Query(nil)
+	})
+}

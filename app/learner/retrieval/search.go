@@ -1,0 +1,255 @@
+package retrieval
+
+import (
+	"container/heap"
+	"math"
+	"sync"
+)
+
+// Query is a weighted bag of terms; at most MaxQueryTerms.
+type Query struct {
+	Terms []QueryTerm
+}
+
+// QueryTerm is one term of a query with its weight (1 for the latest
+// instruction, less for context) and the word it came from (for
+// explanations).
+type QueryTerm struct {
+	Term, Word string
+	Weight     float64
+}
+
+// MaxQueryTerms bounds a query: a search costs one posting list per term.
+const MaxQueryTerms = 64
+
+// Hit is a document that matched a query.
+type Hit[D any] struct {
+	Key         int64
+	Doc         D
+	Score       float64 // BM25F
+	Matched     uint64  // bit i set: the query's term i occurs in the document
+	MatchedHead uint64  // bit i set: it occurs in a Head field
+	// MatchedField[f]: bit i set: the query's term i occurs in field f.
+	MatchedField [maxFields]uint64
+}
+
+// Stats are a query's collection statistics at search time: the idf of
+// each term (0 for a term no document has) and the number of documents.
+type Stats struct {
+	IDF  []float64
+	Docs int
+}
+
+// idf is BM25's idf, kept positive: log(1 + (N - df + 0.5)/(df + 0.5)),
+// with N at least minCorpus.
+func idf(n, df float64) float64 {
+	return math.Log(1 + (math.Max(n, minCorpus)-df+0.5)/(df+0.5))
+}
+
+// Search returns up to limit documents ranked by BM25F for q, best first
+// (ties by key), and the query's statistics.
+func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	st := Stats{IDF: make([]float64, len(q.Terms)), Docs: ix.live}
+	n := float64(len(ix.docs)) // deleted documents count until compaction
+	if len(q.Terms) == 0 || ix.live == 0 || limit <= 0 {
+		return nil, st
+	}
+	var avg [maxFields]float64
+	for f := range ix.fields {
+		avg[f] = math.Max(ix.lenSum[f]/n, 1)
+	}
+	acc := getAccumulator(len(ix.docs))
+	defer putAccumulator(acc)
+	for i, qt := range q.Terms {
+		if i >= MaxQueryTerms {
+			break
+		}
+		ps := ix.post[qt.Term]
+		if len(ps) == 0 {
+			continue
+		}
+		w := idf(n, float64(ix.df[qt.Term]))
+		st.IDF[i] = w
+		ix.scoreTerm(acc, ps, avg, w*qt.Weight, uint64(1)<<i)
+	}
+	return topHits(acc, ix, limit), st
+}
+
+// scoreTerm adds one term's BM25F contribution to every document of its
+// postings: the weighted, length-normalised frequencies of its fields are
+// summed, then saturated. A document's postings of a term are adjacent.
+func (ix *Index[D]) scoreTerm(acc *accumulator, ps []posting, avg [maxFields]float64, w float64, bit uint64) {
+	for i := 0; i < len(ps); {
+		slot := ps[i].slot
+		var tf float64
+		var fields uint8
+		for ; i < len(ps) && ps[i].slot == slot; i++ {
+			p := ps[i]
+			fd := ix.fields[p.field]
+			norm := 1 - fd.B + fd.B*float64(ix.lens[slot][p.field])/avg[p.field]
+			tf += fd.Weight * float64(p.tf) / norm
+			fields |= 1 << p.field
+		}
+		if !ix.alive[slot] {
+			continue
+		}
+		acc.add(slot, float32(w*tf*(k1+1)/(tf+k1)), bit, fields)
+	}
+}
+
+// accumulator sums scores per slot, remembering which slots it touched so
+// that resetting costs only what was used.
+type accumulator struct {
+	scores  []float32
+	masks   []uint64
+	fields  [][maxFields]uint64
+	touched []int32
+}
+
+var accPool = sync.Pool{New: func() any { return &accumulator{} }}
+
+func getAccumulator(n int) *accumulator {
+	a := accPool.Get().(*accumulator)
+	if cap(a.scores) < n {
+		a.scores, a.masks, a.fields = make([]float32, n), make([]uint64, n), make([][maxFields]uint64, n)
+	}
+	a.scores, a.masks, a.fields = a.scores[:n], a.masks[:n], a.fields[:n]
+	return a
+}
+
+func putAccumulator(a *accumulator) {
+	for _, s := range a.touched {
+		a.scores[s], a.masks[s], a.fields[s] = 0, 0, [maxFields]uint64{}
+	}
+	a.touched = a.touched[:0]
+	accPool.Put(a)
+}
+
+func (a *accumulator) add(slot int32, s float32, bit uint64, fields uint8) {
+	if a.masks[slot] == 0 {
+		a.touched = append(a.touched, slot)
+	}
+	a.scores[slot] += s
+	a.masks[slot] |= bit
+	for f := 0; f < maxFields; f++ {
+		if fields&(1<<f) != 0 {
+			a.fields[slot][f] |= bit
+		}
+	}
+}
+
+type scored struct {
+	slot  int32
+	score float64
+	key   int64
+}
+
+// minHeap keeps the best hits seen, the worst on top.
+type minHeap []scored
+
+func (h minHeap) Len() int { return len(h) }
+func (h minHeap) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score < h[j].score
+	}
+	return h[i].key > h[j].key
+}
+func (h minHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// better reports whether a outranks b: higher score, then lower key.
+func better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return a.key < b.key
+}
+
+// topHits returns the limit best touched slots of a as hits, best first;
+// ix.mu held.
+func topHits[D any](a *accumulator, ix *Index[D], limit int) []Hit[D] {
+	h := make(minHeap, 0, limit+1)
+	for _, s := range a.touched {
+		c := scored{slot: s, score: float64(a.scores[s]), key: ix.keys[s]}
+		if len(h) == limit && !better(c, h[0]) {
+			continue
+		}
+		heap.Push(&h, c)
+		if len(h) > limit {
+			heap.Pop(&h)
+		}
+	}
+	out := make([]Hit[D], len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		c := heap.Pop(&h).(scored)
+		h := Hit[D]{Key: c.key, Doc: ix.docs[c.slot], Score: c.score, Matched: a.masks[c.slot], MatchedField: a.fields[c.slot]}
+		for f, fd := range ix.fields {
+			if fd.Head {
+				h.MatchedHead |= h.MatchedField[f]
+			}
+		}
+		out[i] = h
+	}
+	return out
+}
+
+// Nearest returns up to limit live documents with a vector, ranked by
+// cosine similarity to the unit vector qv (their dot product), best
+// first; Score is the similarity.
+func (ix *Index[D]) Nearest(qv []float32, limit int) []Hit[D] {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	h := make(minHeap, 0, limit+1)
+	for slot, v := range ix.vecs {
+		if !ix.alive[slot] || len(v) != len(qv) || limit <= 0 {
+			continue
+		}
+		c := scored{slot: int32(slot), score: Cosine(qv, v), key: ix.keys[slot]}
+		if len(h) == limit && !better(c, h[0]) {
+			continue
+		}
+		heap.Push(&h, c)
+		if len(h) > limit {
+			heap.Pop(&h)
+		}
+	}
+	out := make([]Hit[D], len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		c := heap.Pop(&h).(scored)
+		out[i] = Hit[D]{Key: c.key, Doc: ix.docs[c.slot], Score: c.score}
+	}
+	return out
+}
+
+// Similarity returns the cosine similarity of a document's vector to qv,
+// and false when the document or its vector is unknown.
+func (ix *Index[D]) Similarity(key int64, qv []float32) (float64, bool) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	slot, ok := ix.slots[key]
+	if !ok || len(ix.vecs[slot]) != len(qv) {
+		return 0, false
+	}
+	return Cosine(qv, ix.vecs[slot]), true
+}
+
+// Cosine is the dot product of two unit vectors (0 when their lengths
+// differ).
+func Cosine(a, b []float32) float64 {
+	if len(a) != len(b) {
+		return 0
+	}
+	var s float32
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return float64(s)
+}

@@ -1,0 +1,212 @@
+package skills
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"sort"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// Evidence is what a ranked skill must show to be injected: the skill is
+// judged against the request, not against a quota. Every threshold is
+// relative to the query itself, so that long and short requests are held
+// to the same standard:
+//
+//   - Coverage: the share of the request's weighted content (each query
+//     term's weight times its idf) that the skill matches; a term found in
+//     its name, description or tags counts fully, one found only in its
+//     body counts BodyShare. Query words no skill contains count with
+//     UnknownIDF of the largest idf: a request about something the library
+//     does not know is not covered by a skill matching its one common word.
+//   - Relative: its score as a share of the best candidate's: a skill far
+//     behind the best match is not what the request is about.
+//   - MinScore: a floor on the BM25F score itself, for requests of one or
+//     two words.
+//   - With embeddings, the cosine similarity too (see retrieval.Fuse): in
+//     hybrid mode the fused relevance (coverage and calibrated similarity
+//     averaged) must reach MinFused, so the two signals must agree.
+type Evidence struct {
+	MinCoverage, MinRelative, MinScore float64
+	UnknownIDF, BodyShare              float64
+	MinCosine, CosineLow, CosineHigh   float64
+	MinFused                           float64
+}
+
+// DefaultEvidence is tuned on the development set (evalsets/dev; see
+// docs/retrieval.md), never on the held-out set.
+var DefaultEvidence = Evidence{MinCoverage: 0.1, MinRelative: 0.55, MinScore: 6, UnknownIDF: 0.5, BodyShare: 0.5,
+	MinCosine: 0.45, CosineLow: 0.2, CosineHigh: 0.7, MinFused: 0.45}
+
+// Candidate is a ranked skill with its evidence and what became of it.
+type Candidate struct {
+	Skill     store.Skill
+	Score     float64 // BM25F × Efficacy (what ranks)
+	BM25      float64
+	Efficacy  float64 // the efficacy factor applied (1: none)
+	Cosine    float64 // similarity to the request; NaN without embeddings
+	Coverage  float64
+	Head      float64 // the coverage by terms found in the name, description or tags
+	HeadTerms int     // how many of the query's terms those are
+	NameTerms int     // how many of the query's terms the name has
+	Relative  float64 // Score / the best Score
+	Fused     float64 // hybrid relevance; 0 in keyword mode
+	Matched   []string
+	Injected  bool
+	Reason    string // why it was left out; "" when injected
+	Threshold string // the rule it was held to
+}
+
+// queryEmbedTimeout bounds the request's embedding on the turn's path.
+const queryEmbedTimeout = 150 * time.Millisecond
+
+// rank ranks lib's skills for the request and marks which lack the
+// evidence to be injected; whole is false when embeddings were wanted but
+// failed (a keyword-only result, not worth remembering).
+func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Request) ([]Candidate, bool) {
+	q := req.Query(nil)
+	limit := max(r.opts.Candidates+r.opts.GeneralTopK, 10)
+	hits, st := lib.ix.Search(q, limit)
+	ev := r.opts.Evidence
+	total := queryWeight(q, st, ev)
+	var cands []Candidate
+	for _, h := range hits {
+		c := r.candidate(lib, q, st, h.Doc, h.Score, h.Matched, h.MatchedHead, total)
+		c.NameTerms = bits.OnesCount64(h.MatchedField[0])
+		cands = append(cands, c)
+	}
+	var qv []float32
+	whole := true
+	if r.opts.Mode != ModeKeyword {
+		qv = r.queryVector(ctx, req.Text())
+		whole = qv != nil
+	}
+	if qv != nil {
+		have := make(map[int64]bool, len(cands))
+		for _, c := range cands {
+			have[c.Skill.ID] = true
+		}
+		for _, h := range lib.ix.Nearest(qv, limit) {
+			if !have[h.Key] {
+				cands = append(cands, r.candidate(lib, q, st, h.Doc, 0, 0, 0, total))
+			}
+		}
+		for i := range cands {
+			if cos, ok := lib.ix.Similarity(cands[i].Skill.ID, qv); ok {
+				cands[i].Cosine = cos
+			}
+		}
+	}
+	r.judge(cands, qv != nil)
+	return cands, whole
+}
+
+// queryWeight is the request's weighted content: each term's weight times
+// its idf, with UnknownIDF of the largest idf for words no skill has.
+func queryWeight(q retrieval.Query, st retrieval.Stats, ev Evidence) float64 {
+	maxIDF := math.Log(1 + (math.Max(float64(st.Docs), 50)-0.5)/1.5)
+	total := 0.0
+	for i, t := range q.Terms {
+		w := st.IDF[i]
+		if w == 0 {
+			w = ev.UnknownIDF * maxIDF
+		}
+		total += t.Weight * w
+	}
+	return total
+}
+
+func (r *Retriever) candidate(lib *library, q retrieval.Query, st retrieval.Stats, sk store.Skill, bm25 float64, matched, head uint64, total float64) Candidate {
+	c := Candidate{Skill: sk, BM25: bm25, Efficacy: 1, Cosine: math.NaN()}
+	if f, ok := lib.eff[sk.Name]; ok {
+		c.Efficacy = f
+	}
+	c.Score = bm25 * c.Efficacy
+	covered := 0.0
+	for m := matched; m != 0; m &= m - 1 {
+		i := bits.TrailingZeros64(m)
+		share := r.opts.Evidence.BodyShare
+		if head&(1<<i) != 0 {
+			share = 1
+			c.Head += q.Terms[i].Weight * st.IDF[i]
+			c.HeadTerms++
+		}
+		covered += share * q.Terms[i].Weight * st.IDF[i]
+		c.Matched = append(c.Matched, q.Terms[i].Word)
+	}
+	if total > 0 {
+		c.Coverage, c.Head = covered/total, c.Head/total
+	}
+	return c
+}
+
+// judge orders the candidates and sets the reason of each that lacks
+// evidence.
+func (r *Retriever) judge(cands []Candidate, vectors bool) {
+	ev := r.opts.Evidence
+	key := func(c Candidate) float64 { return c.Score }
+	switch {
+	case vectors && r.opts.Mode == ModeEmbedding:
+		key = func(c Candidate) float64 { return c.Cosine }
+	case vectors:
+		for i := range cands {
+			cands[i].Fused = retrieval.Fuse(cands[i].Coverage, retrieval.EmbeddingRelevance(cands[i].Cosine, ev.CosineLow, ev.CosineHigh))
+		}
+		key = func(c Candidate) float64 { return c.Fused }
+	}
+	sort.SliceStable(cands, func(i, j int) bool {
+		if a, b := key(cands[i]), key(cands[j]); a != b {
+			return a > b
+		}
+		return cands[i].Skill.Name < cands[j].Skill.Name
+	})
+	if len(cands) == 0 {
+		return
+	}
+	best := key(cands[0])
+	for i := range cands {
+		c := &cands[i]
+		if best > 0 {
+			c.Relative = key(*c) / best
+		}
+		switch {
+		case vectors && r.opts.Mode == ModeEmbedding:
+			c.Threshold = fmt.Sprintf("cosine ≥ %.2f, ≥ %.2f of the best", ev.MinCosine, ev.MinRelative)
+			if c.Cosine < ev.MinCosine || c.Relative < ev.MinRelative {
+				c.Reason = fmt.Sprintf("similarity %.2f (%.2f of the best)", c.Cosine, c.Relative)
+			}
+		case vectors:
+			c.Threshold = fmt.Sprintf("fused relevance ≥ %.2f, ≥ %.2f of the best", ev.MinFused, ev.MinRelative)
+			if c.Fused < ev.MinFused || c.Relative < ev.MinRelative {
+				c.Reason = fmt.Sprintf("fused relevance %.2f (coverage %.2f, similarity %.2f)", c.Fused, c.Coverage, c.Cosine)
+			}
+		default:
+			c.Threshold = fmt.Sprintf("coverage ≥ %.2f, score ≥ %.1f and ≥ %.2f of the best", ev.MinCoverage, ev.MinScore, ev.MinRelative)
+			switch {
+			case c.HeadTerms == 0:
+				c.Reason = "matches the request in its body only"
+			case c.Coverage < ev.MinCoverage:
+				c.Reason = fmt.Sprintf("matches %.2f of the request", c.Coverage)
+			case c.Score < ev.MinScore && !(c.NameTerms > 0 && c.Coverage >= 0.5):
+				c.Reason = fmt.Sprintf("score %.2f below the floor", c.Score)
+			case c.Relative < ev.MinRelative:
+				c.Reason = fmt.Sprintf("%.2f of the best match", c.Relative)
+			}
+		}
+	}
+}
+
+// queryVector embeds the request within the turn's budget, or returns nil.
+func (r *Retriever) queryVector(ctx context.Context, text string) []float32 {
+	ctx, cancel := context.WithTimeout(ctx, queryEmbedTimeout)
+	defer cancel()
+	vs, err := r.emb.Embed(ctx, []string{text})
+	if err != nil || len(vs) != 1 {
+		return nil
+	}
+	return vs[0]
+}

@@ -1,0 +1,286 @@
+package skills
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// How the library follows the store. Changes made through the same store
+// handle (the evolver, the web page) are seen at once through its epoch;
+// the stamp (a cheap query) is read every checkEvery to notice changes by
+// another process (the CLI); efficacy is recomputed every efficacyEvery
+// (it reads every scored turn). All of it runs in the background.
+const (
+	checkEvery    = 2 * time.Second
+	efficacyEvery = 5 * time.Minute
+	refreshLimit  = 2 * time.Minute
+)
+
+// IndexFields are the fields of the skills index: the name and the
+// description say when a skill applies, tags name its subject, the body
+// is its instructions (many words, few of them about when to use it).
+// Their weights are tuned on the development set; tests may change them
+// before making a Retriever.
+var IndexFields = []retrieval.Field{
+	{Name: "name", Weight: 3, B: 0.5, Head: true},
+	{Name: "description", Weight: 2, B: 0.75, Head: true},
+	{Name: "tags", Weight: 2, B: 0.5, Head: true},
+	{Name: "body", Weight: 0.4, B: 0.75},
+}
+
+func skillTexts(s store.Skill) []string {
+	return []string{strings.ReplaceAll(s.Name, "-", " "), s.Description, strings.Join(s.Tags, " "), s.Body}
+}
+
+// library is a snapshot of the enabled skills: the index (shared by
+// successive snapshots and updated in place), the efficacy factors, and
+// the selections made from it.
+type library struct {
+	ix     *retrieval.Index[store.Skill]
+	eff    map[string]float64 // efficacy factor by skill name; missing = 1
+	recent recentSelections
+}
+
+// libraryState keeps the current library and refreshes it in the
+// background.
+type libraryState struct {
+	db      *store.DB
+	emb     Embedder // nil: no vectors
+	vectors bool     // fill skill vectors (embedding, hybrid)
+	useEff  bool
+	log     *slog.Logger
+
+	cur   atomic.Pointer[library]
+	ready chan struct{} // closed once the first snapshot is stored
+
+	mu        sync.Mutex    // guards the fields below
+	running   bool          // a refresh runs
+	done      chan struct{} // closed when the running refresh ends
+	again     bool          // a refresh was asked for while one ran
+	checked   time.Time     // when the stamp was last read
+	effAt     time.Time     // when efficacy was last computed
+	epoch     int64
+	stamp     string
+	versions  map[int64]int // skill id → version in the index; owned by the running refresh
+	err       error
+	readyOnce sync.Once
+
+	bg     context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	closed bool
+}
+
+func newLibraryState(db *store.DB, vectors, useEff bool, emb Embedder) *libraryState {
+	s := &libraryState{db: db, emb: emb, vectors: vectors, useEff: useEff, ready: make(chan struct{}),
+		log: slog.New(slog.DiscardHandler), versions: map[int64]int{}}
+	s.bg, s.stop = context.WithCancel(context.Background())
+	return s
+}
+
+func (s *libraryState) close() {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	s.wg.Wait()
+}
+
+// current returns the current snapshot, starting a refresh in the
+// background when the skills may have changed; it waits (until ctx ends)
+// only while no snapshot exists yet.
+func (s *libraryState) current(ctx context.Context) (*library, error) {
+	if lib := s.cur.Load(); lib != nil {
+		s.mu.Lock()
+		due := s.db.SkillsEpoch() != s.epoch || time.Since(s.checked) >= checkEvery
+		s.mu.Unlock()
+		if due {
+			s.refresh()
+		}
+		return lib, nil
+	}
+	s.refresh()
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if lib := s.cur.Load(); lib != nil {
+		return lib, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return nil, errors.Join(errors.New("load skills"), s.err)
+}
+
+// sync refreshes the snapshot and waits for it (the CLI, tests).
+func (s *libraryState) sync(ctx context.Context) error {
+	s.mu.Lock()
+	s.checked, s.effAt = time.Time{}, time.Time{}
+	s.epoch--
+	s.mu.Unlock()
+	s.refresh()
+	s.mu.Lock()
+	done := s.done
+	s.mu.Unlock()
+	if done != nil {
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+// refresh starts a refresh unless one runs (then it asks for another).
+func (s *libraryState) refresh() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return
+	}
+	if s.running {
+		s.again = true
+		return
+	}
+	s.running = true
+	done := make(chan struct{})
+	s.done = done
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		for {
+			err := s.update()
+			s.mu.Lock()
+			s.err = err
+			if !s.again || s.closed {
+				s.running = false
+				s.mu.Unlock()
+				s.readyOnce.Do(func() { close(s.ready) })
+				close(done)
+				return
+			}
+			s.again = false
+			s.mu.Unlock()
+		}
+	}()
+}
+
+// update brings the snapshot up to date with the store: it reads the
+// stamp, and when it or the epoch moved, the enabled skills, applying the
+// difference to the index in place; it recomputes efficacy when due.
+func (s *libraryState) update() error {
+	ctx, cancel := context.WithTimeout(s.bg, refreshLimit)
+	defer cancel()
+	epoch := s.db.SkillsEpoch()
+	stamp, err := s.db.SkillsStamp(ctx)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.checked = time.Now()
+	old := s.cur.Load()
+	changed := old == nil || stamp != s.stamp || epoch != s.epoch
+	effDue := s.useEff && time.Since(s.effAt) >= efficacyEvery
+	s.mu.Unlock()
+	if !changed && !effDue {
+		return nil
+	}
+	lib := &library{}
+	if old != nil {
+		lib.ix, lib.eff = old.ix, old.eff
+	} else {
+		lib.ix = retrieval.NewIndex[store.Skill](IndexFields...)
+	}
+	if changed {
+		if err := s.apply(ctx, lib.ix); err != nil {
+			return err
+		}
+	}
+	if effDue {
+		if lib.eff, err = s.efficacy(ctx); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	s.epoch, s.stamp = epoch, stamp
+	if effDue {
+		s.effAt = time.Now()
+	}
+	s.mu.Unlock()
+	s.cur.Store(lib)
+	if s.vectors {
+		s.fillVectors(ctx, lib.ix)
+	}
+	return nil
+}
+
+// apply puts the skills that are new or changed into ix and deletes the
+// ones that are gone or disabled.
+func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skill]) error {
+	all, err := s.db.Skills(ctx, false)
+	if err != nil {
+		return err
+	}
+	seen := make(map[int64]bool, len(all))
+	for _, sk := range all {
+		seen[sk.ID] = true
+		if v, ok := s.versions[sk.ID]; ok && v == sk.Version {
+			if cur, ok := ix.Get(sk.ID); ok && cur.Enabled == sk.Enabled && cur.Category == sk.Category {
+				continue
+			}
+		}
+		ix.Put(sk.ID, sk, skillTexts(sk)...)
+		s.versions[sk.ID] = sk.Version
+	}
+	for id := range s.versions {
+		if !seen[id] {
+			ix.Delete(id)
+			delete(s.versions, id)
+		}
+	}
+	return nil
+}
+
+// embedText is what a skill's vector is computed from.
+func embedText(sk store.Skill) string {
+	body := sk.Body
+	if len(body) > 1500 {
+		body = body[:1500]
+	}
+	return strings.ReplaceAll(sk.Name, "-", " ") + ": " + sk.Description + "\n" + strings.Join(sk.Tags, ", ") + "\n" + body
+}
+
+// fillVectors embeds the skills of ix that have no vector yet, in batches.
+func (s *libraryState) fillVectors(ctx context.Context, ix *retrieval.Index[store.Skill]) {
+	var ids []int64
+	var texts []string
+	ix.Each(func(key int64, sk store.Skill, vec []float32) bool {
+		if vec == nil {
+			ids, texts = append(ids, key), append(texts, embedText(sk))
+		}
+		return true
+	})
+	for start := 0; start < len(ids) && ctx.Err() == nil; start += 256 {
+		end := min(start+256, len(ids))
+		vs, err := s.emb.Embed(ctx, texts[start:end])
+		if err != nil || len(vs) != end-start {
+			s.log.Warn("embed skills", "err", err)
+			return
+		}
+		for i, v := range vs {
+			ix.SetVector(ids[start+i], v)
+		}
+	}
+}
