@@ -118,13 +118,16 @@ func insertMemory(ctx context.Context, tx *sql.Tx, scope string, in MemoryInput,
 		return Memory{}, err
 	}
 	turns, _ := json.Marshal(nonNil(in.TurnIDs))
-	ms := in.At.UnixMilli()
+	// valid_from is when it was said (in.At: a session's date, an import's
+	// original date); created_at and updated_at are when this database got
+	// it, which is what decay and recency age from.
+	ms, made := in.At.UnixMilli(), at.UnixMilli()
 	var id int64
 	err := tx.QueryRowContext(ctx, `INSERT INTO memories(scope, type, topic, topic_key, content, content_key, importance,
 		confidence, pinned, source, session_id, turn_ids, created_at, updated_at, valid_from)
 		VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) RETURNING id`,
 		in.Scope, in.Type, in.Topic, NormalizeTopic(in.Topic), in.Content, ContentKey(in.Content), in.Importance,
-		in.Confidence, in.Pinned || pinned, in.Source, in.SessionID, string(turns), ms, ms, ms).Scan(&id)
+		in.Confidence, in.Pinned || pinned, in.Source, in.SessionID, string(turns), made, made, ms).Scan(&id)
 	if err != nil {
 		return Memory{}, fmt.Errorf("add memory: %w", err)
 	}

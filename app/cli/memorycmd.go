@@ -439,8 +439,8 @@ func (m *memoryCmd) importFile(ctx context.Context, args []string) error {
 	if err != nil {
 		return &exitError{code: 1, msg: err.Error()}
 	}
-	fmt.Fprintf(m.env.Stdout, "imported %d memories; skipped %d already known, %d on a topic already remembered, %d past versions\n",
-		rep.Added, rep.Duplicates, rep.Conflicts, rep.History)
+	fmt.Fprintf(m.env.Stdout, "imported %d memories (%d of them beside a memory on the same topic); skipped %d already known word for word, %d past versions\n",
+		rep.Added, rep.SameTopic, rep.Duplicates, rep.History)
 	return nil
 }
 

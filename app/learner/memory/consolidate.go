@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -33,6 +34,7 @@ type Provenance struct {
 	Source    string
 	SessionID string
 	TurnIDs   []int64
+	At        time.Time // when it was said (the exchanges' time); zero: now
 }
 
 // neighbour is an existing memory and how much its words overlap a
@@ -83,7 +85,7 @@ func (r *Retriever) neighbours(ctx context.Context, scope string, c Candidate, s
 		}
 	}
 	words := contentTokens(c.Content)
-	for _, h := range ix.search(queryTerms(c.Content), neighbourCount) {
+	for _, h := range ix.search(queryOf(c.Content), neighbourCount) {
 		if !skip[h.e.id] {
 			nb.similar = append(nb.similar, neighbour{m: h.e.memory(scope), sim: similarity(words, contentTokens(h.e.content))})
 		}
@@ -216,7 +218,7 @@ func find(id int64, nb neighbourhood) store.Memory {
 
 func input(c Candidate, prov Provenance) store.MemoryInput {
 	return store.MemoryInput{Type: c.Type, Topic: c.Topic, Content: c.Content, Importance: c.Importance,
-		Confidence: c.Confidence, Source: prov.Source, SessionID: prov.SessionID, TurnIDs: prov.TurnIDs}
+		Confidence: c.Confidence, Source: prov.Source, SessionID: prov.SessionID, TurnIDs: prov.TurnIDs, At: prov.At}
 }
 
 func newPlan() *plan {

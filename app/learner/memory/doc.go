@@ -17,17 +17,21 @@
 //     the whole store: duplicates merge and reinforce importance, a newer
 //     memory on the same topic supersedes the older one (kept as history),
 //     and episodes nobody uses decay.
-//   - Retrieval: a per-scope in-memory BM25 index (optionally hybrid with
-//     embeddings), combined with importance, recency and confidence, within
-//     memory.max_injected_units and memory.max_injected_tokens; pinned
-//     memories come first. The store's FTS5 index stays the search of
-//     record: it cannot answer within the per-turn budget at 100,000
-//     memories (see the README's figures).
+//   - Retrieval: a per-scope index of the retrieval core (a BM25F index
+//     updated in place, with embeddings in the hybrid modes, fused by
+//     retrieval.Fuse), combined with the question's time (when.go: a
+//     period named in it, "first" or "latest"), importance, recency and
+//     confidence, diversified so that a question needing two facts gets
+//     both, within memory.max_injected_units and memory.max_injected_tokens;
+//     pinned memories come first. Every memory keeps when it was said (its
+//     session's date); a question about time gets the dates rendered.
+//     The store's FTS5 index stays the search of record: it cannot answer
+//     within the per-turn budget at 100,000 memories (docs/performance.md).
 //   - Service: Serve runs extraction on the proxy's events, retries queued
 //     model passes, decays episodes, records usage and compacts the
 //     database after "forget".
 //
 // app wires it to the proxy; app/cli uses it for `metaclaw memory`. It
-// imports store, store/config, the learner's llm, redact and skills
+// imports store, store/config, the learner's llm, redact and retrieval
 // packages and its internal helpers; nothing below app imports it.
 package memory

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"container/heap"
 	"context"
 	"time"
 )
@@ -59,53 +58,21 @@ func (r *Retriever) fillVectors(ix *scopeIndex) {
 }
 
 func (ix *scopeIndex) missingVectors(limit int) ([]int64, []string) {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
 	var ids []int64
 	var texts []string
-	for _, e := range ix.docs {
-		if e != nil && e.vec == nil {
-			ids, texts = append(ids, e.id), append(texts, e.content)
-			if len(ids) == limit {
-				break
-			}
+	ix.ix.Each(func(key int64, e *entry, vec []float32) bool {
+		if vec == nil {
+			ids, texts = append(ids, key), append(texts, e.content)
 		}
-	}
+		return len(ids) < limit
+	})
 	return ids, texts
 }
 
 func (ix *scopeIndex) setVectors(ids []int64, texts []string, vs [][]float32) {
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
 	for i, id := range ids {
 		if e := ix.get(id); e != nil && e.content == texts[i] {
-			e.vec = vs[i]
+			ix.ix.SetVector(id, vs[i])
 		}
 	}
-}
-
-// nearest returns up to limit entries by cosine similarity to qv (unit
-// vectors: the dot product); ix.mu held (read).
-func (ix *scopeIndex) nearest(qv []float32, limit int) []hit {
-	h := make(minHeap, 0, limit+1)
-	for _, e := range ix.docs {
-		if e == nil || len(e.vec) != len(qv) {
-			continue
-		}
-		var dot float32
-		for i, x := range qv {
-			dot += x * e.vec[i]
-		}
-		if s := float64(dot); len(h) < limit || s > h[0].score {
-			heap.Push(&h, hit{e: e, score: s})
-			if len(h) > limit {
-				heap.Pop(&h)
-			}
-		}
-	}
-	out := make([]hit, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(hit)
-	}
-	return out
 }

@@ -124,3 +124,15 @@ func turnIDs(exs []Exchange) []int64 {
 	}
 	return ids
 }
+
+// saidAt is when exchanges were said: the latest one's time (zero for
+// exchanges given directly, which are said now).
+func saidAt(exs []Exchange) time.Time {
+	var at time.Time
+	for _, ex := range exs {
+		if ex.At.After(at) {
+			at = ex.At
+		}
+	}
+	return at
+}

@@ -75,16 +75,20 @@ func Export(ctx context.Context, db *store.DB, w io.Writer, scope string, histor
 // ImportReport says what Import did.
 type ImportReport struct {
 	Added      int
-	Duplicates int // the scope already says the same thing
-	Conflicts  int // the scope already has a current memory on the topic: kept
+	Duplicates int // the scope already says exactly the same thing: not added again
+	SameTopic  int // added next to a current memory on the same topic (both stay current)
 	History    int // memories that were not current in the export: skipped
 }
 
 // Import reads an export and adds its current memories as they are (type,
-// topic, importance, confidence, pin, dates) into their scope, or into
-// scope when it is set. It never overwrites: a memory the scope already
-// holds, or one on a topic the scope already has a current memory for, is
-// skipped. Importing the same file twice adds nothing the second time.
+// topic, importance, confidence, pin, the date each was said) into their
+// scope, or into scope when it is set. It keeps every memory it is given
+// and overwrites nothing: one on a topic the scope already has a memory
+// for is added beside it (and counted in SameTopic); only one whose text
+// the scope already holds is not added again, so importing the same file
+// twice adds nothing the second time. An imported memory keeps when it
+// was said (ValidFrom, what time questions read) but ages from the
+// import: decay and recency count from now, not from its original date.
 func (s *Service) Import(ctx context.Context, r io.Reader, scope string) (ImportReport, error) {
 	var rep ImportReport
 	var f ExportFile
@@ -129,9 +133,8 @@ func (s *Service) importOne(ctx context.Context, e ExportedMemory, rep *ImportRe
 			return nil
 		}
 	}
-	if len(nb.sameTopic) > 0 && typ != store.MemoryEpisode {
-		rep.Conflicts++
-		return nil
+	if len(nb.sameTopic) > 0 {
+		rep.SameTopic++
 	}
 	in := store.MemoryInput{Type: typ, Topic: e.Topic, Content: e.Content, Importance: e.Importance,
 		Confidence: e.Confidence, Pinned: e.Pinned, Source: SourceImport, SessionID: e.SessionID, At: e.ValidFrom}

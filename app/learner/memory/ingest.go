@@ -140,7 +140,7 @@ func (s *Service) ingest(ctx context.Context, scope, sessionID string, earlier, 
 		if rep.Extractor != SourceRules {
 			rep.Extractor = source
 		}
-		prov := Provenance{Source: source, SessionID: sessionID, TurnIDs: turnIDs(chunk)}
+		prov := Provenance{Source: source, SessionID: sessionID, TurnIDs: turnIDs(chunk), At: saidAt(chunk)}
 		changes, err := s.consolidate(ctx, scope, cands, prov, nil)
 		if err != nil {
 			return rep, err
@@ -244,14 +244,15 @@ func (s *Service) retrySession(ctx context.Context, due []store.PendingTurn) err
 	if err != nil {
 		return err
 	}
-	cands, err := s.modelPass(ctx, sess.Scope, exchangesOf(turns), drop)
+	exs := exchangesOf(turns)
+	cands, err := s.modelPass(ctx, sess.Scope, exs, drop)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return s.reschedule(ctx, ids, attempts, err)
 	}
-	prov := Provenance{Source: SourceModel, SessionID: sess.ID, TurnIDs: ids}
+	prov := Provenance{Source: SourceModel, SessionID: sess.ID, TurnIDs: ids, At: saidAt(exs)}
 	if _, err := s.consolidate(ctx, sess.Scope, cands, prov, drop); err != nil {
 		return err
 	}

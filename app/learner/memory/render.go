@@ -26,20 +26,24 @@ const maxLineLen = 400
 // Render formats memories for the system prompt, compactly: pinned ones
 // first, then one section per type. Project state carries the date it was
 // true at, an episode the date it happened.
-func Render(ms []Scored) string {
+func Render(ms []Scored) string { return render(ms, false) }
+
+// render is Render, with every memory's date when dates is set (a
+// question about time).
+func render(ms []Scored, dates bool) string {
 	if len(ms) == 0 {
 		return ""
 	}
 	var b strings.Builder
 	b.WriteString(header)
-	section(&b, "Pinned", ms, func(m store.Memory) bool { return m.Pinned })
+	section(&b, "Pinned", ms, dates, func(m store.Memory) bool { return m.Pinned })
 	for _, g := range groupTitles {
-		section(&b, g.title, ms, func(m store.Memory) bool { return !m.Pinned && m.Type == g.typ })
+		section(&b, g.title, ms, dates, func(m store.Memory) bool { return !m.Pinned && m.Type == g.typ })
 	}
 	return b.String()
 }
 
-func section(b *strings.Builder, title string, ms []Scored, in func(store.Memory) bool) {
+func section(b *strings.Builder, title string, ms []Scored, dates bool, in func(store.Memory) bool) {
 	started := false
 	for _, s := range ms {
 		if !in(s.Memory) {
@@ -49,18 +53,20 @@ func section(b *strings.Builder, title string, ms []Scored, in func(store.Memory
 			b.WriteString("\n## " + title + "\n")
 			started = true
 		}
-		b.WriteString("- " + line(s.Memory) + "\n")
+		b.WriteString("- " + line(s.Memory, dates) + "\n")
 	}
 }
 
-func line(m store.Memory) string {
+func line(m store.Memory, dates bool) string {
 	text := oneLine(m.Content, maxLineLen)
 	date := m.ValidFrom.Format("2006-01-02")
-	switch m.Type {
-	case store.MemoryEpisode:
+	switch {
+	case m.Type == store.MemoryEpisode:
 		return date + ": " + text
-	case store.MemoryProjectState:
+	case m.Type == store.MemoryProjectState:
 		return text + " (as of " + date + ")"
+	case dates:
+		return text + " (said " + date + ")"
 	}
 	return text
 }

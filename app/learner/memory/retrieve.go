@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"math"
+	"math/bits"
 	"sort"
 	"strconv"
 	"sync"
@@ -78,7 +79,10 @@ type Message = retrieval.Message
 type Scored struct {
 	store.Memory
 	Relevance float64 // 0..1: how well it matches the conversation
-	Score     float64 // the ranking: relevance weighted by importance, recency and confidence
+	Score     float64 // the ranking: relevance weighted by time, importance, recency and confidence
+
+	lexical float64 // the lexical relevance
+	matched uint64  // the query terms it matched
 }
 
 // Selection is what Select chose for a turn.
@@ -172,9 +176,7 @@ func (r *Retriever) Select(ctx context.Context, scope string, msgs []Message) (S
 	if err != nil {
 		return sel, err
 	}
-	ix.mu.RLock()
-	empty := ix.live == 0
-	ix.mu.RUnlock()
+	empty := ix.live() == 0
 	if empty { // nothing to rank: no query embedding, no tokenizing
 		return sel, nil
 	}
@@ -183,7 +185,7 @@ func (r *Retriever) Select(ctx context.Context, scope string, msgs []Message) (S
 	pinned := r.pinned(ix)
 	ranked := r.rank(ix, sel.Query, qv, candidates)
 	ix.mu.RUnlock()
-	r.fit(&sel, pinned, ranked)
+	r.fit(&sel, pinned, ranked, readWhen(sel.Query, r.now()).dates)
 	return sel, nil
 }
 
@@ -206,65 +208,85 @@ func (r *Retriever) Search(ctx context.Context, scope, query string, limit int) 
 
 func (r *Retriever) pinned(ix *scopeIndex) []Scored {
 	out := make([]Scored, 0, len(ix.pinned))
-	for slot := range ix.pinned {
-		e := ix.docs[slot]
-		out = append(out, Scored{Memory: e.memory(ix.scope), Relevance: 1, Score: float64(e.importance)})
+	for id := range ix.pinned {
+		if e := ix.get(id); e != nil {
+			out = append(out, Scored{Memory: e.memory(ix.scope), Relevance: 1, Score: float64(e.importance)})
+		}
 	}
 	sortScored(out)
 	return out
 }
 
-// rank scores the candidates of a query; ix.mu held (read).
+// rank scores the candidates of a query; ix.mu held (read). Relevance is
+// the lexical relevance, or with vectors the embedding relevance (mode
+// embedding) or both fused (hybrid; retrieval.Fuse); it is then weighted
+// by the question's time (when.go) and the memory's importance, recency
+// and confidence.
 func (r *Retriever) rank(ix *scopeIndex, query string, qv []float32, limit int) []Scored {
-	kw := map[*entry]float64{}
+	now := r.now()
+	wh := readWhen(query, now)
+	cands := map[*entry]*Scored{}
 	if r.opts.Mode != ModeEmbedding || qv == nil {
-		for _, h := range ix.search(queryTerms(query), limit) {
-			kw[h.e] = h.score
+		for _, h := range ix.search(queryOf(query), limit) {
+			cands[h.e] = &Scored{lexical: retrieval.LexicalRelevance(h.score, bm25Half), matched: h.matched}
 		}
 	}
-	em := map[*entry]float64{}
 	if qv != nil {
 		for _, h := range ix.nearest(qv, limit) {
-			em[h.e] = h.score
+			if cands[h.e] == nil {
+				cands[h.e] = &Scored{}
+			}
 		}
 	}
-	now := r.now()
 	var out []Scored
-	for e := range union(kw, em) {
-		rel := r.relevance(kw[e], em[e], qv != nil)
+	for e, s := range cands {
+		rel := s.lexical
+		if qv != nil {
+			if cos, ok := ix.ix.Similarity(e.id, qv); ok {
+				em := retrieval.EmbeddingRelevance(cos, 0.2, 0.7)
+				rel = em
+				if r.opts.Mode != ModeEmbedding {
+					rel = retrieval.Fuse(s.lexical, em)
+				}
+			}
+		}
 		if rel < r.opts.MinRelevance {
 			continue
 		}
 		m := e.memory(ix.scope)
-		out = append(out, Scored{Memory: m, Relevance: rel, Score: rel * r.weight(m, now)})
+		out = append(out, Scored{Memory: m, Relevance: rel, Score: rel * wh.factor(m.ValidFrom) * r.weight(m, now), matched: s.matched})
 	}
+	orderByTime(out, wh.order)
 	sortScored(out)
 	return out
 }
 
-func union(a, b map[*entry]float64) map[*entry]bool {
-	out := make(map[*entry]bool, len(a)+len(b))
-	for e := range a {
-		out[e] = true
+// orderByTime weighs the candidates' scores by their age when the
+// question asks for the first (order -1) or the latest (+1).
+func orderByTime(out []Scored, order int) {
+	if order == 0 || len(out) < 2 {
+		return
 	}
-	for e := range b {
-		out[e] = true
+	lo, hi := out[0].ValidFrom, out[0].ValidFrom
+	for _, s := range out {
+		if s.ValidFrom.Before(lo) {
+			lo = s.ValidFrom
+		}
+		if s.ValidFrom.After(hi) {
+			hi = s.ValidFrom
+		}
 	}
-	return out
-}
-
-// relevance maps a BM25 score and a cosine similarity to 0..1; in hybrid
-// mode either signal counts (a probabilistic "or").
-func (r *Retriever) relevance(bm, cos float64, vectors bool) float64 {
-	kw := bm / (bm + bm25Half)
-	if !vectors {
-		return kw
+	span := hi.Sub(lo).Seconds()
+	if span <= 0 {
+		return
 	}
-	em := math.Max(0, math.Min(1, (cos-0.2)/0.5))
-	if r.opts.Mode == ModeEmbedding {
-		return em
+	for i := range out {
+		x := out[i].ValidFrom.Sub(lo).Seconds() / span
+		if order < 0 {
+			x = 1 - x
+		}
+		out[i].Score *= 1 - orderWeight + orderWeight*x
 	}
-	return 1 - (1-kw)*(1-em)
 }
 
 // weight is what a relevant memory is worth besides its relevance:
@@ -302,25 +324,64 @@ func sortScored(s []Scored) {
 	})
 }
 
-// fit takes pinned memories, then ranked ones, while they fit the limits.
-func (r *Retriever) fit(sel *Selection, pinned, ranked []Scored) {
+// fit takes pinned memories, then the ranked ones in diversified order
+// (see diversify), while they fit the unit and token limits; a question
+// about time gets every memory with its date.
+func (r *Retriever) fit(sel *Selection, pinned, ranked []Scored, dates bool) {
 	seen := map[int64]bool{}
-	for _, list := range [][]Scored{pinned, ranked} {
-		for _, s := range list {
-			if seen[s.ID] || len(sel.Memories) >= r.opts.MaxUnits {
-				continue
-			}
+	var all []Scored
+	for _, s := range append(append([]Scored{}, pinned...), diversify(ranked)...) {
+		if !seen[s.ID] {
 			seen[s.ID] = true
-			text := Render(append(sel.Memories[:len(sel.Memories):len(sel.Memories)], s))
-			if tokens := EstimateTokens(text); r.opts.MaxTokens <= 0 || tokens <= r.opts.MaxTokens {
-				sel.Memories, sel.Text, sel.Tokens = append(sel.Memories, s), text, tokens
-			}
+			all = append(all, s)
 		}
 	}
+	sel.Memories, sel.Text = retrieval.Fit(all, r.opts.MaxUnits, r.opts.MaxTokens, func(ms []Scored) string { return render(ms, dates) })
+	sel.Tokens = EstimateTokens(sel.Text)
 	for _, s := range sel.Memories {
 		sel.IDs = append(sel.IDs, "memory:"+strconv.FormatInt(s.ID, 10))
 	}
 }
+
+// diversify reorders ranked memories so that a question that needs two
+// facts gets both: after the best memory, each next pick is the one whose
+// score, discounted for the query terms already covered by the memories
+// picked before it, is highest (a memory that repeats the first fact
+// falls behind one that brings the second). Memories past the first
+// diversifyDepth keep their order.
+func diversify(ranked []Scored) []Scored {
+	n := min(len(ranked), diversifyDepth)
+	if n < 3 {
+		return ranked
+	}
+	pool := append([]Scored(nil), ranked[:n]...)
+	out := make([]Scored, 0, len(ranked))
+	var covered uint64
+	for len(pool) > 0 {
+		best, bestScore := 0, -1.0
+		for i, s := range pool {
+			score := s.Score
+			if total := bits.OnesCount64(s.matched); total > 0 {
+				fresh := bits.OnesCount64(s.matched &^ covered)
+				score *= diversifyKeep + (1-diversifyKeep)*float64(fresh)/float64(total)
+			}
+			if score > bestScore {
+				best, bestScore = i, score
+			}
+		}
+		covered |= pool[best].matched
+		out = append(out, pool[best])
+		pool = append(pool[:best], pool[best+1:]...)
+	}
+	return append(out, ranked[n:]...)
+}
+
+// Diversification: how deep it reorders, and the share of a memory's
+// score that stays when every term it matches is already covered.
+const (
+	diversifyDepth = 20
+	diversifyKeep  = 0.6
+)
 
 // EstimateTokens is a fast estimate: about four characters a token.
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }

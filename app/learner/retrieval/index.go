@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"hash/fnv"
 	"math"
 	"sync"
 )
@@ -50,6 +51,7 @@ type Index[D any] struct {
 	alive  []bool       // by slot
 	lens   [][maxFields]float32
 	vecs   [][]float32 // by slot; nil when unknown
+	hashes []uint64    // by slot: of the fields' texts, to keep a vector across a Put of the same texts
 	slots  map[int64]int32
 	post   map[string][]posting
 	df     map[string]int32 // documents per term, deleted ones too
@@ -111,8 +113,9 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]in
 	if ix.compacting {
 		ix.journal = append(ix.journal, op[D]{key: key, doc: doc, fields: fields, vec: vec})
 	}
+	hash := textHash(fields)
 	if slot, ok := ix.slots[key]; ok {
-		if vec == nil && ix.sameText(slot, terms) {
+		if vec == nil && ix.hashes[slot] == hash {
 			vec = ix.vecs[slot]
 		}
 		ix.delete(key)
@@ -135,24 +138,19 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]in
 		ix.lenSum[f] += float64(lens[f])
 	}
 	ix.docs, ix.keys, ix.alive = append(ix.docs, doc), append(ix.keys, key), append(ix.alive, true)
-	ix.lens, ix.vecs = append(ix.lens, lens), append(ix.vecs, vec)
+	ix.lens, ix.vecs, ix.hashes = append(ix.lens, lens), append(ix.vecs, vec), append(ix.hashes, hash)
 	ix.slots[key] = slot
 	ix.live++
 }
 
-// sameText reports whether slot's field lengths and terms equal terms
-// (then its vector still holds); mu held.
-func (ix *Index[D]) sameText(slot int32, terms []map[string]int) bool {
-	for f, tf := range terms {
-		n := 0
-		for _, c := range tf {
-			n += c
-		}
-		if f < maxFields && float32(n) != ix.lens[slot][f] {
-			return false
-		}
+// textHash is the FNV-1a hash of a document's texts.
+func textHash(fields []string) uint64 {
+	h := fnv.New64a()
+	for _, f := range fields {
+		h.Write([]byte(f))
+		h.Write([]byte{0})
 	}
-	return ix.vecs[slot] != nil
+	return h.Sum64()
 }
 
 // Delete removes a document; a missing key is ignored.
@@ -202,6 +200,7 @@ func (ix *Index[D]) compact() {
 	keys := append([]int64(nil), ix.keys...)
 	lens := append([][maxFields]float32(nil), ix.lens...)
 	vecs := append([][]float32(nil), ix.vecs...)
+	hashes := append([]uint64(nil), ix.hashes...)
 	post := make(map[string][]posting, len(ix.post))
 	for t, ps := range ix.post {
 		post[t] = ps
@@ -218,6 +217,7 @@ func (ix *Index[D]) compact() {
 		remap[slot] = int32(len(fresh.docs))
 		fresh.docs, fresh.keys = append(fresh.docs, docs[slot]), append(fresh.keys, keys[slot])
 		fresh.alive, fresh.lens, fresh.vecs = append(fresh.alive, true), append(fresh.lens, lens[slot]), append(fresh.vecs, vecs[slot])
+		fresh.hashes = append(fresh.hashes, hashes[slot])
 		fresh.slots[keys[slot]] = remap[slot]
 		for f := range ix.fields {
 			fresh.lenSum[f] += float64(lens[slot][f])
@@ -246,7 +246,7 @@ func (ix *Index[D]) compact() {
 	defer ix.mu.Unlock()
 	journal := ix.journal
 	ix.journal, ix.compacting = nil, false
-	ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs
+	ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs, ix.hashes = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs, fresh.hashes
 	ix.slots, ix.post, ix.df, ix.live, ix.lenSum, ix.dead = fresh.slots, fresh.post, fresh.df, fresh.live, fresh.lenSum, 0
 	for _, o := range journal {
 		switch {
@@ -299,4 +299,18 @@ func (ix *Index[D]) Each(f func(key int64, doc D, vec []float32) bool) {
 			return
 		}
 	}
+}
+
+// Compact drops deleted documents' postings now and waits for it, unless
+// a compaction already runs (benchmarks and tests; compaction otherwise
+// starts by itself in the background).
+func (ix *Index[D]) Compact() {
+	ix.mu.Lock()
+	if ix.compacting {
+		ix.mu.Unlock()
+		return
+	}
+	ix.compacting = true
+	ix.mu.Unlock()
+	ix.compact()
 }
