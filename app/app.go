@@ -78,9 +78,10 @@ type App struct {
 	proxy       *proxy.Server
 	subscribers []func(proxy.Event) // receivers of the proxy's events
 	learner     *learner.Learner
-	meter       *usage.Meter      // learning's calls, budget and health
-	skills      *skills.Retriever // nil when skills are off
-	web         *web.Server       // nil when the web page could not bind
+	meter       *usage.Meter       // learning's calls, budget and health
+	skills      *skills.Retriever  // nil when skills are off
+	explainer   web.SkillExplainer // the skill injector; nil when skills are off
+	web         *web.Server        // nil when the web page could not bind
 	pause       pauseCache
 	policy      *policy.Server      // the trained policy; nil in skills_only (policy.go)
 	policyCtx   atomic.Int64        // its model's context length, 0 until known

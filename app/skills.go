@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
@@ -9,21 +10,53 @@ import (
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/web"
 )
 
-// skillInjector adapts the skill retriever to the proxy's Injector.
+// skillInjector adapts the skill retriever to the proxy's Injector, and to
+// the web page's SkillExplainer.
 type skillInjector struct{ r *skills.Retriever }
+
+var _ web.SkillExplainer = skillInjector{}
+
+// ExplainSkills runs retrieval on a recorded request, read as the proxy
+// reads a request (proxy.Conversation; a request recorded translated to
+// the other API is read as that one).
+func (s skillInjector) ExplainSkills(ctx context.Context, api string, request []byte) (web.SkillExplanation, error) {
+	conv, err := proxy.Conversation(api, request)
+	if err != nil {
+		other := map[string]string{"openai": "anthropic", "anthropic": "openai"}[api]
+		if conv, err = proxy.Conversation(other, request); err != nil {
+			return web.SkillExplanation{}, fmt.Errorf("read the request: %w", err)
+		}
+	}
+	sel, err := s.r.Select(ctx, retrievalMessages(conv))
+	if err != nil {
+		return web.SkillExplanation{}, err
+	}
+	out := web.SkillExplanation{Request: sel.Query, Terms: sel.Terms}
+	for _, c := range sel.Considered {
+		out.Rule = c.Threshold
+		out.Skills = append(out.Skills, web.ExplainedSkill{Name: c.Skill.Name, Version: c.Skill.Version, Score: c.Score,
+			Coverage: c.Coverage, Relative: c.Relative, Efficacy: c.Efficacy, Matched: c.Matched, Injected: c.Injected, Reason: c.Reason})
+	}
+	return out, nil
+}
+
+func retrievalMessages(conv []proxy.ConvMessage) []retrieval.Message {
+	msgs := make([]retrieval.Message, len(conv))
+	for i, m := range conv {
+		msgs[i] = retrieval.Message{Role: m.Role, Text: m.Text}
+	}
+	return msgs
+}
 
 var _ proxy.Injector = skillInjector{}
 
 func (s skillInjector) Name() string { return "skills" }
 
 func (s skillInjector) Inject(ctx context.Context, req proxy.InjectRequest) (proxy.Injection, error) {
-	msgs := make([]retrieval.Message, len(req.Messages))
-	for i, m := range req.Messages {
-		msgs[i] = retrieval.Message{Role: m.Role, Text: m.Text}
-	}
-	sel, err := s.r.Select(ctx, msgs)
+	sel, err := s.r.Select(ctx, retrievalMessages(req.Messages))
 	if err != nil {
 		return proxy.Injection{}, err
 	}
@@ -47,7 +80,7 @@ func (a *App) setupSkills(ctx context.Context, cfg config.Config) proxy.Injector
 		return nil
 	}
 	inj := newSkillInjector(a.db, cfg, a.embedder(cfg))
-	a.skills = inj.r
+	a.skills, a.explainer = inj.r, inj
 	return inj
 }
 

@@ -157,3 +157,6 @@ func failureLabel(kind string) string {
 	}
 	return kind
 }
+
+// fmt2 formats a score to two decimals.
+func fmt2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }

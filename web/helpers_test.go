@@ -141,7 +141,7 @@ type env struct {
 // testSecret is set as llm.api_key: no page may ever show it.
 const testSecret = "sk-test-TOPSECRET-9f8e7d6c5b4a"
 
-func newEnv(t *testing.T) *env {
+func newEnv(t *testing.T, mods ...func(*Options)) *env {
 	t.Helper()
 	home := t.TempDir()
 	db, err := store.Open(filepath.Join(home, "metaclaw.db"))
@@ -160,8 +160,12 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	e := &env{db: db, ctl: &fakeControl{cfg: cfg, logPath: logPath}, clk: &clock{t: time.Now()}, home: home}
-	e.srv = New(Options{DB: db, Control: e.ctl, Now: e.clk.now, Host: "127.0.0.1",
-		SkillCategories: []string{"automation", "coding", "communication"}})
+	opts := Options{DB: db, Control: e.ctl, Now: e.clk.now, Host: "127.0.0.1",
+		SkillCategories: []string{"automation", "coding", "communication"}}
+	for _, m := range mods {
+		m(&opts)
+	}
+	e.srv = New(opts)
 	if err := e.srv.Listen("127.0.0.1:0"); err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,12 @@ type Options struct {
 	ValidateSkill func(store.SkillInput) error
 	// SkillCategories are offered in the skill form.
 	SkillCategories []string
+	// Skills explains skill retrieval on a turn's page; nil: no
+	// explanation.
+	Skills SkillExplainer
+	// EfficacyFactor is the ranking factor of a skill's efficacy
+	// (skills.EfficacyFactor); nil: not shown.
+	EfficacyFactor func(store.Efficacy) float64
 }
 
 // Server is the web page's HTTP server.

@@ -66,8 +66,10 @@ func (s *Server) score(c *fiber.Ctx, turnID int64) (*store.Score, error) {
 // the request as sent upstream (pretty-printed, capped).
 type turnData struct {
 	turnRow
-	Request   string
-	Truncated bool
+	Request    string
+	Truncated  bool
+	Explain    *SkillExplanation // nil: no explainer
+	ExplainErr string
 }
 
 func (s *Server) turnDetail(c *fiber.Ctx) error {
@@ -84,6 +86,13 @@ func (s *Server) turnDetail(c *fiber.Ctx) error {
 		return err
 	}
 	d.Request, d.Truncated = prettyBody(t.Request)
+	if s.opts.Skills != nil && t.Type == store.TurnMain {
+		ex, err := s.opts.Skills.ExplainSkills(c.UserContext(), t.API, t.Request)
+		if err != nil {
+			d.ExplainErr = err.Error()
+		}
+		d.Explain = &ex
+	}
 	return s.render(c, fiber.StatusOK, turnPage(s.page(c, "Turn "+strconv.FormatInt(t.ID, 10), "sessions"), d))
 }
 

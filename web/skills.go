@@ -24,6 +24,7 @@ type skillListData struct {
 	Categories      []string
 	Skills          []store.Skill
 	Efficacy        map[string]store.Efficacy
+	Factors         map[string]float64 // efficacy's ranking factor by skill; missing: none
 }
 
 func (s *Server) skillList(c *fiber.Ctx) error {
@@ -53,6 +54,10 @@ func (s *Server) skillList(c *fiber.Ctx) error {
 	if d.Efficacy, err = s.opts.DB.SkillEfficacy(ctx); err != nil {
 		return err
 	}
+	d.Factors = map[string]float64{}
+	for name, e := range d.Efficacy {
+		d.Factors[name] = s.efficacyFactor(e)
+	}
 	return s.render(c, fiber.StatusOK, skillsPage(s.page(c, "Skills", "skills"), d))
 }
 
@@ -81,6 +86,7 @@ type skillViewData struct {
 	Versions []store.SkillVersion // newest first
 	Efficacy store.Efficacy
 	HasEff   bool
+	Factor   float64
 }
 
 func (s *Server) skillView(c *fiber.Ctx) error {
@@ -100,6 +106,7 @@ func (s *Server) skillView(c *fiber.Ctx) error {
 		return err
 	}
 	d.Efficacy, d.HasEff = eff[name]
+	d.Factor = s.efficacyFactor(d.Efficacy)
 	return s.render(c, fiber.StatusOK, skillPage(s.page(c, sk.Name, "skills"), d))
 }
 
@@ -254,6 +261,14 @@ func fmtMean(v float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// factorText shows an efficacy ranking factor, "–" for none (1 or unknown).
+func factorText(f float64) string {
+	if f == 0 || f == 1 {
+		return "–"
+	}
+	return "×" + strconv.FormatFloat(f, 'f', 2, 64)
 }
 
 func skillFormAction(f skillForm) string {

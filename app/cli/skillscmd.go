@@ -14,7 +14,7 @@ import (
 	"github.com/metaclaw/metaclaw/store"
 )
 
-const skillsUsage = "list [--all] | show NAME [--version N] | search TEXT | import DIR | export DIR | enable NAME | disable NAME | delete NAME | revert NAME VERSION | sync"
+const skillsUsage = "list [--all] | show NAME [--version N] | search [--explain] TEXT | import DIR | export DIR | enable NAME | disable NAME | delete NAME | revert NAME VERSION | sync"
 
 func runSkills(env *Env, args []string) error {
 	if len(args) == 0 {
@@ -67,14 +67,15 @@ func skillsList(ctx context.Context, env *Env, db *store.DB, args []string) erro
 	}
 	gen, _ := db.SkillGeneration(ctx)
 	w := tabwriter.NewWriter(env.Stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(w, "NAME\tVER\tCATEGORY\tSTATE\tINJECTED\tSCORE WITH\tWITHOUT")
+	fmt.Fprintln(w, "NAME\tVER\tCATEGORY\tSTATE\tINJECTED\tSCORE WITH\tWITHOUT\tRANKING")
 	for _, s := range list {
 		e := eff[s.Name]
-		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\t%s\t%s\n", s.Name, s.Version, s.Category, state(s), e.Injected,
-			meanText(e.MeanWith, e.ScoredWith), meanText(e.MeanWithout, e.ScoredWithout))
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%d\t%s\t%s\t%s\n", s.Name, s.Version, s.Category, state(s), e.Injected,
+			meanText(e.MeanWith, e.ScoredWith), meanText(e.MeanWithout, e.ScoredWithout), factorText(e))
 	}
 	w.Flush()
-	fmt.Fprintf(env.Stdout, "\n%d skills, skill generation %d\n", len(list), gen)
+	fmt.Fprintf(env.Stdout, "\n%d skills, skill generation %d; RANKING is the efficacy factor on a skill's retrieval score "+
+		"(after %d scored turns with it; - : not enough evidence)\n", len(list), gen, skills.EfficacyMinTurns)
 	return nil
 }
 
@@ -93,6 +94,16 @@ func meanText(m float64, n int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%+.2f (%d)", m, n)
+}
+
+// factorText shows the efficacy factor of a skill's ranking, "-" while it
+// has too little evidence.
+func factorText(e store.Efficacy) string {
+	f := skills.EfficacyFactor(e)
+	if f == 1 {
+		return "-"
+	}
+	return fmt.Sprintf("×%.2f", f)
 }
 
 func skillsShow(ctx context.Context, env *Env, db *store.DB, args []string) error {
@@ -147,27 +158,57 @@ func notFound(err error) error {
 }
 
 func skillsSearch(ctx context.Context, env *Env, db *store.DB, args []string) error {
-	if len(args) == 0 {
-		return usageError("usage: metaclaw skills search TEXT")
+	fs := newFlags(env, "skills search", "[--explain] TEXT")
+	explain := fs.Bool("explain", false, "show why each skill was injected or left out: scores, thresholds, matched words")
+	if err := parse(fs, reorder(fs, args)); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		return usageError("usage: metaclaw skills search [--explain] TEXT")
 	}
 	_, _, cfg, err := loadConfig()
 	if err != nil {
 		return err
 	}
 	r := skills.NewRetriever(db, skills.OptionsFrom(cfg.Skills), nil)
-	sel, err := r.Select(ctx, []skills.Message{{Role: "user", Text: strings.Join(args, " ")}})
+	defer r.Close()
+	sel, err := r.Select(ctx, []skills.Message{{Role: "user", Text: strings.Join(fs.Args(), " ")}})
 	if err != nil {
 		return err
 	}
 	if len(sel.Skills) == 0 {
 		fmt.Fprintln(env.Stdout, "no skill fits (nothing would be injected)")
-		return nil
 	}
 	for _, s := range sel.Skills {
 		fmt.Fprintf(env.Stdout, "%s@%d  %s\n", s.Name, s.Version, s.Description)
 	}
-	fmt.Fprintf(env.Stdout, "\n%d skills, about %d tokens injected (keyword retrieval)\n", len(sel.Skills), sel.Tokens)
+	if len(sel.Skills) > 0 {
+		fmt.Fprintf(env.Stdout, "\n%d skills, about %d tokens injected (keyword retrieval)\n", len(sel.Skills), sel.Tokens)
+	}
+	if *explain {
+		writeExplanation(env, sel)
+	}
 	return nil
+}
+
+// writeExplanation prints every skill considered for a request: its
+// evidence, and why it was injected or left out.
+func writeExplanation(env *Env, sel skills.Selection) {
+	fmt.Fprintf(env.Stdout, "\nrequest terms: %s\n", strings.Join(sel.Terms, " "))
+	if len(sel.Considered) > 0 {
+		fmt.Fprintf(env.Stdout, "rule: %s\n", sel.Considered[0].Threshold)
+	}
+	w := tabwriter.NewWriter(env.Stdout, 0, 2, 2, ' ', 0)
+	fmt.Fprintln(w, "\nSKILL\tSCORE\tCOVERAGE\tOF BEST\tEFFICACY\tMATCHED\tDECISION")
+	for _, c := range sel.Considered {
+		decision := "injected"
+		if !c.Injected {
+			decision = "left out: " + c.Reason
+		}
+		fmt.Fprintf(w, "%s\t%.2f\t%.2f\t%.2f\t×%.2f\t%s\t%s\n", c.Skill.Name, c.Score, c.Coverage, c.Relative, c.Efficacy,
+			strings.Join(c.Matched, " "), decision)
+	}
+	w.Flush()
 }
 
 func skillsImport(ctx context.Context, env *Env, db *store.DB, args []string) error {
@@ -179,6 +220,9 @@ func skillsImport(ctx context.Context, env *Env, db *store.DB, args []string) er
 		return &exitError{code: 1, msg: err.Error()}
 	}
 	fmt.Fprintf(env.Stdout, "imported %s: %d added, %d updated, %d unchanged\n", args[0], len(rep.Added), len(rep.Updated), len(rep.Unchanged))
+	for _, n := range rep.Notices {
+		fmt.Fprintf(env.Stdout, "note: %s\n", n.Error())
+	}
 	for _, fe := range rep.Errors {
 		fmt.Fprintf(env.Stderr, "skipped %s\n", fe.Error())
 	}

@@ -23,6 +23,16 @@ func TestSkillsCLI(t *testing.T) {
 	if out := in.must("skills", "search", "thanks,", "bye").stdout; !strings.Contains(out, "no skill fits") {
 		t.Errorf("search for small talk: %s", out)
 	}
+	explained := in.must("skills", "search", "--explain", "write", "a", "git", "commit", "message").stdout
+	for _, want := range []string{"write-commit-message@1", "request terms: write git commit message", "rule: coverage ≥",
+		"injected", "left out: ", "COVERAGE"} {
+		if !strings.Contains(explained, want) {
+			t.Errorf("search --explain lacks %q:\n%s", want, explained)
+		}
+	}
+	if !strings.Contains(list, "RANKING") {
+		t.Errorf("list lacks the efficacy factor column:\n%s", list)
+	}
 	r := in.run("skills", "import", filepath.Join("..", "..", "learner", "skills", "testdata", "import"))
 	if r.code != 1 || !strings.Contains(r.stdout, "2 added") || !strings.Contains(r.stderr, "bad-yaml/SKILL.md") {
 		t.Errorf("import with broken files: %d %q %q", r.code, r.stdout, r.stderr)
