@@ -48,6 +48,12 @@ func synthLibrary(b *testing.B, db *store.DB, n int) {
 // skills=N/tool-loop asks each query on five turns in a row, as an
 // agent's tool loop does, so four in five are answered from the recent
 // selections.
+//
+// skills=10000/rebuilding runs the same turns while, in the background, a
+// skill is edited every 20 ms (each edit is picked up by a background
+// refresh that reads the library and updates the index in place) and the
+// whole index is compacted (its postings rebuilt) every 100 ms: the
+// latency a turn sees while the index rebuilds.
 func BenchmarkRetrieval(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
 		for _, loop := range []bool{false, true} {
@@ -55,12 +61,43 @@ func BenchmarkRetrieval(b *testing.B) {
 			if loop {
 				name += "/tool-loop"
 			}
-			b.Run(name, func(b *testing.B) { benchRetrieval(b, n, loop) })
+			b.Run(name, func(b *testing.B) { benchRetrieval(b, n, loop, false) })
 		}
 	}
+	b.Run("skills=10000/rebuilding", func(b *testing.B) { benchRetrieval(b, 10000, false, true) })
 }
 
-func benchRetrieval(b *testing.B, n int, loop bool) {
+// churn edits a skill every 20 ms and compacts the index every 100 ms until stop is
+// closed; it returns how many compactions ran.
+func churn(b *testing.B, db *store.DB, r *Retriever, stop <-chan struct{}) <-chan int {
+	done := make(chan int, 1)
+	go func() {
+		ctx := context.Background()
+		n := 0
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- n
+				return
+			case <-tick.C:
+			}
+			s, err := db.Skill(ctx, "synthetic-skill-1000")
+			if err == nil {
+				db.PutSkill(ctx, store.SkillInput{Name: s.Name, Description: s.Description, Category: s.Category, Tags: s.Tags,
+					Body: s.Body + fmt.Sprintf(" edit %d", i), Source: "bench"})
+			}
+			if lib := r.lib.cur.Load(); lib != nil && i%5 == 4 {
+				lib.ix.Compact()
+				n++
+			}
+		}
+	}()
+	return done
+}
+
+func benchRetrieval(b *testing.B, n int, loop, rebuilding bool) {
 	db := openDB(b)
 	synthLibrary(b, db, n)
 	qs := loadQueries(b)
@@ -86,6 +123,11 @@ func benchRetrieval(b *testing.B, n int, loop bool) {
 		b.Fatal(err)
 	}
 	build := time.Since(buildStart)
+	var compactions <-chan int
+	stop := make(chan struct{})
+	if rebuilding {
+		compactions = churn(b, db, r, stop)
+	}
 	lat := make([]time.Duration, 0, b.N)
 	tokens := 0
 	b.ResetTimer()
@@ -100,6 +142,10 @@ func benchRetrieval(b *testing.B, n int, loop bool) {
 		tokens += sel.Tokens
 	}
 	b.StopTimer()
+	close(stop)
+	if rebuilding {
+		b.ReportMetric(float64(<-compactions), "compactions")
+	}
 	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
 	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-us")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-us")
