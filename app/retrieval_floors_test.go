@@ -21,9 +21,12 @@ var aims = floors{CleanRecall: 0.90, NoisyRecall: 0.85, Precision: 0.5, MaxInjec
 // little below them.
 var devFloors = floors{CleanRecall: 0.85, NoisyRecall: 0.76, Precision: 0.50, MaxInjected: 2.0, MaxNoSkill: 0.2, Memory10: 0.90, Multi10: 0.85}
 
-// heldoutFloors hold the held-out set's figures (docs/retrieval.md): the
-// aims where they are reached, else a little below what was measured.
-var heldoutFloors = aims
+// heldoutFloors hold the held-out set's figures (docs/retrieval.md), a
+// little below what was measured: the aims are not all reached (recall,
+// precision and no-skill turns are short of them), so the floors keep
+// what was reached from regressing, and docs/retrieval.md says how far
+// from the aims it is.
+var heldoutFloors = floors{CleanRecall: 0.70, NoisyRecall: 0.64, Precision: 0.40, MaxInjected: 2.0, MaxNoSkill: 0.5, Memory10: 0.72, Multi10: 0.70}
 
 func checkFloors(t *testing.T, s skillReport, m *memoryReport, f floors) {
 	t.Helper()
