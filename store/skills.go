@@ -62,7 +62,7 @@ func (db *DB) PutSkill(ctx context.Context, in SkillInput) (s Skill, changed boo
 		changed, err = putSkill(ctx, tx, in)
 		return err
 	})
-	db.skillEpoch.Add(1)
+	db.skillsChanged()
 	if err != nil {
 		return Skill{}, false, err
 	}
@@ -250,13 +250,13 @@ func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, e
 // SetSkillEnabled enables or disables a skill (re-enabling a retired one).
 func (db *DB) SetSkillEnabled(ctx context.Context, name string, enabled bool) error {
 	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = ? WHERE name = ?", enabled, nowMillis(), name)
-	db.skillEpoch.Add(1)
+	db.skillsChanged()
 	return affected(res, err, "skill "+name)
 }
 
 // DeleteSkill removes a skill, all its versions and its index entry.
 func (db *DB) DeleteSkill(ctx context.Context, name string) error {
-	defer db.skillEpoch.Add(1)
+	defer db.skillsChanged()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, "SELECT id FROM skills WHERE name = ?", name).Scan(&id); err != nil {
@@ -301,3 +301,26 @@ func affected(res sql.Result, err error, what string) error {
 
 // SkillsEpoch changes after every skill change made through this handle.
 func (db *DB) SkillsEpoch() int64 { return db.skillEpoch.Load() }
+
+// SkillsChange returns a channel closed by the next change of skills made
+// through this handle: a retriever refreshes its snapshot then, before the
+// next turn asks for it.
+func (db *DB) SkillsChange() <-chan struct{} {
+	db.skillMu.Lock()
+	defer db.skillMu.Unlock()
+	if db.skillWake == nil {
+		db.skillWake = make(chan struct{})
+	}
+	return db.skillWake
+}
+
+// skillsChanged moves the epoch and wakes SkillsChange's waiters.
+func (db *DB) skillsChanged() {
+	db.skillEpoch.Add(1)
+	db.skillMu.Lock()
+	defer db.skillMu.Unlock()
+	if db.skillWake != nil {
+		close(db.skillWake)
+		db.skillWake = nil
+	}
+}

@@ -166,7 +166,7 @@ const noChangeNote = "the proposed operations change nothing: the skills already
 // generation stays and the evolution is logged as empty, so that waiting
 // training samples are not made stale for nothing.
 func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evolution) (EvolutionResult, error) {
-	defer db.skillEpoch.Add(1)
+	defer db.skillsChanged()
 	var res EvolutionResult
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		cur, err := metaInt(ctx, tx, metaSkillGeneration)

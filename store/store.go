@@ -31,6 +31,8 @@ type DB struct {
 	// skillEpoch counts skill changes made through this handle, so
 	// in-process readers (the retriever) notice them at once.
 	skillEpoch atomic.Int64
+	skillMu    sync.Mutex    // guards skillWake
+	skillWake  chan struct{} // closed at the next skill change; nil: nobody waits
 
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt // guarded by stmtMu: statements prepared once, reused on every connection

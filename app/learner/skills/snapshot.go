@@ -83,7 +83,24 @@ func newLibraryState(db *store.DB, vectors, useEff bool, emb Embedder) *libraryS
 	s := &libraryState{db: db, emb: emb, vectors: vectors, useEff: useEff, ready: make(chan struct{}),
 		log: slog.New(slog.DiscardHandler), versions: map[int64]int{}}
 	s.bg, s.stop = context.WithCancel(context.Background())
+	s.wg.Add(1)
+	go s.watch()
 	return s
+}
+
+// watch refreshes the snapshot as soon as skills change through the same
+// store handle (the evolver, the web page), so that the next turn finds
+// it up to date without waiting for it.
+func (s *libraryState) watch() {
+	defer s.wg.Done()
+	for {
+		select {
+		case <-s.db.SkillsChange():
+			s.refresh()
+		case <-s.bg.Done():
+			return
+		}
+	}
 }
 
 func (s *libraryState) close() {
