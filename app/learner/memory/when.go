@@ -69,7 +69,9 @@ func readWhen(q string, now time.Time) when {
 	case strings.Contains(q, "today"), strings.Contains(q, "this morning"), strings.Contains(q, "tonight"):
 		span(day, day.AddDate(0, 0, 1))
 	}
-	if m := agoRE.FindStringSubmatch(q); m != nil {
+	if !strings.Contains(q, " ago") {
+		// skip the expression: most questions name no time
+	} else if m := agoRE.FindStringSubmatch(q); m != nil {
 		n, ok := numberWords[m[1]]
 		if !ok {
 			n, _ = strconv.Atoi(m[1])
@@ -79,7 +81,9 @@ func readWhen(q string, now time.Time) when {
 		half := max(1, unit/2)
 		span(center.AddDate(0, 0, -half), center.AddDate(0, 0, half+1))
 	}
-	if m := dayRE.FindStringSubmatch(q); m != nil {
+	if !namesMonth(q) {
+		// no month: no date to read
+	} else if m := dayRE.FindStringSubmatch(q); m != nil {
 		d, mon := m[1], m[2]
 		if d == "" {
 			d, mon = m[4], m[3]
@@ -92,12 +96,27 @@ func readWhen(q string, now time.Time) when {
 		span(start, start.AddDate(0, 1, 0))
 	}
 	switch {
-	case firstRE.MatchString(q):
+	case containsAny(q, "first", "original", "initial", "earliest", "begin") && firstRE.MatchString(q):
 		w.order = -1
-	case latestRE.MatchString(q):
+	case containsAny(q, "latest", "recent", "current", "now", "these days", "in the end", "anymore", "still") && latestRE.MatchString(q):
 		w.order = 1
 	}
 	return w
+}
+
+// namesMonth reports whether q may name a month (a cheap test before the
+// expressions that read dates).
+func namesMonth(q string) bool {
+	return containsAny(q, "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+}
+
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // monthOf returns the month a name (or its abbreviation) names.
