@@ -57,7 +57,8 @@ func (m *migration) memory(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("import memories: %w", err)
 	}
-	m.say("memory (%s): %d memories brought, %d already known, %d on a topic already remembered", p, rep.Added, rep.Duplicates, rep.Conflicts)
+	m.say("memory (%s): %d memories brought, %d already known word for word; %d of those brought sit beside a memory on the same topic",
+		p, rep.Added, rep.Duplicates, rep.SameTopic)
 	if history > 0 {
 		m.say("  not brought: %d superseded, archived, expired or unknown-type memories", history)
 	}
