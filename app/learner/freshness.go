@@ -17,6 +17,9 @@ import (
 // SkillSelector picks the skills for a conversation (*skills.Retriever).
 type SkillSelector interface {
 	Select(ctx context.Context, msgs []skills.Message) (skills.Selection, error)
+	// Refresh brings the library snapshot Select reads up to date (turns
+	// may use an older one; the check must see the evolution's result).
+	Refresh(ctx context.Context) error
 }
 
 var _ SkillSelector = (*skills.Retriever)(nil)
@@ -36,6 +39,11 @@ func (l *Learner) CheckSamples(ctx context.Context) (int, error) {
 	gen, err := l.db.SkillGeneration(ctx)
 	if err != nil {
 		return 0, err
+	}
+	if l.selector != nil {
+		if err := l.selector.Refresh(ctx); err != nil {
+			return 0, fmt.Errorf("refresh the skill library: %w", err)
+		}
 	}
 	stale := 0
 	for {

@@ -32,6 +32,11 @@ func TestEvolutionStalesOnlyChangedPrompts(t *testing.T) {
 	if _, err := skills.InstallStarter(ctx, h.db, assets.Skills()); err != nil {
 		t.Fatal(err)
 	}
+	// Turns use the snapshot of the library they find; the test's turns
+	// need the whole starter bank in it.
+	if err := ret.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
 	sql, err := h.db.Skill(ctx, "write-sql-query")
 	if err != nil {
 		t.Fatal(err)
