@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -96,7 +98,13 @@ func TestSkillEvolutionEndToEnd(t *testing.T) {
 		t.Errorf("new skill provenance: %+v %+v", s, vs[0])
 	}
 
-	// The next session's request carries the new skill.
+	// The next session's request carries the new skill, once the
+	// retriever's snapshot has it (a turn never waits for a refresh; the
+	// refresh starts as the evolution commits).
+	waitUntil(t, "the retriever's snapshot", func() bool {
+		sel, err := a.skills.Select(context.Background(), []skills.Message{{Role: "user", Text: "pin the python version with pyenv"}})
+		return err == nil && slices.ContainsFunc(sel.Skills, func(s store.Skill) bool { return s.Name == "pin-python-version" })
+	})
 	before := len(up.Requests())
 	ask("s2", "set up pyenv and pin the python version for this repo", false)
 	var agentReq string
