@@ -10,6 +10,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
@@ -169,12 +170,26 @@ func fromAnthropic(m anthropic.Message) []Message {
 	return out
 }
 
+// openclawContext is OpenClaw's internal-context block (its active exec
+// sessions and subagents), which it sends as a user message of its own
+// at the end of every request: the agent's bookkeeping, not the person's
+// words.
+var openclawContext = regexp.MustCompile(`(?s)<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>.*?<<<END_OPENCLAW_INTERNAL_CONTEXT>>>`)
+
 // Instruction returns the text of the last user message that has any: the
-// person's latest instruction (tool results are not user text).
+// person's latest instruction (tool results are not user text, nor is
+// OpenClaw's internal context).
 func Instruction(msgs []Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role == RoleUser && strings.TrimSpace(msgs[i].Text) != "" {
-			return strings.TrimSpace(msgs[i].Text)
+		if msgs[i].Role != RoleUser {
+			continue
+		}
+		text := msgs[i].Text
+		if strings.Contains(text, "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") {
+			text = openclawContext.ReplaceAllString(text, "")
+		}
+		if text = strings.TrimSpace(text); text != "" {
+			return text
 		}
 	}
 	return ""

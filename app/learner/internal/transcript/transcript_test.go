@@ -45,6 +45,19 @@ func TestParse(t *testing.T) {
 			want:        []Message{{Role: "tool", Text: "r"}, {Role: "user", Text: "and now?"}},
 			instruction: "and now?", results: []string{"r"},
 		},
+		{
+			// OpenClaw ends every request with its internal-context message,
+			// after the tool results too (reference/openclaw-client.md).
+			name: "openclaw internal context",
+			body: `{"model":"m","messages":[{"role":"user","content":"[Wed 2026-12-02 06:48 UTC] write the report"},
+				{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"write","arguments":"{}"}}]},
+				{"role":"tool","tool_call_id":"c1","content":"wrote"},
+				{"role":"user","content":[{"type":"text","text":"<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nActive exec sessions:\nnone\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"}]}]}`,
+			want: []Message{{Role: "user", Text: "[Wed 2026-12-02 06:48 UTC] write the report"},
+				{Role: "assistant", ToolCalls: []ToolCall{{Name: "write", Arguments: "{}"}}}, {Role: "tool", Text: "wrote"},
+				{Role: "user", Text: "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nActive exec sessions:\nnone\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"}},
+			instruction: "[Wed 2026-12-02 06:48 UTC] write the report", results: []string{"wrote"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
