@@ -137,6 +137,7 @@ func checkOptions(ctx context.Context, opts *Options) error {
 		if opts.OpenClaw == "" {
 			return errors.New("--agent openclaw: openclaw is not installed (npm install -g openclaw, or give --openclaw PATH)")
 		}
+		return ProbeOpenClaw(ctx, opts.OpenClaw)
 	default:
 		return fmt.Errorf("unknown agent %q (builtin or openclaw)", opts.Agent)
 	}
