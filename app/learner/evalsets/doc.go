@@ -3,9 +3,13 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Two sets live below this folder, written independently of each other:
+// Three sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
+//   - dev2/: a second development set (skill turns only), written by someone
+//     who read neither the retrieval code nor the other sets, so tuning on
+//     both generalises; tuned on, never reported. Its README says how it was
+//     written and labelled.
 //   - heldout/: written before any tuning, by someone who did not read the
 //     retrieval code, and never tuned on. Reported figures come from it, and
 //     `make test` holds them as regression floors.
