@@ -27,6 +27,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 	"github.com/metaclaw/metaclaw/web"
@@ -76,7 +77,7 @@ type App struct {
 	extract     liveCompleter // memory extraction's model (settings.go)
 
 	proxy       *proxy.Server
-	subscribers []func(proxy.Event) // receivers of the proxy's events
+	subscribers []func(learning.Event) // receivers of the proxy's events
 	learner     *learner.Learner
 	meter       *usage.Meter       // learning's calls, budget and health
 	skills      *skills.Retriever  // nil when skills are off
@@ -169,7 +170,7 @@ func (a *App) Start(ctx context.Context) error {
 	}
 	a.started = time.Now()
 	a.meter = usage.New(usage.Options{DB: a.db, Logger: a.log.With("part", "learner"), MaxCallsPerDay: cfg.Learning.MaxCallsPerDay})
-	var injectors []proxy.Injector
+	var injectors []learning.Injector
 	if inj := a.setupSkills(ctx, cfg); inj != nil {
 		injectors = append(injectors, inj)
 	}

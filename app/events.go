@@ -3,12 +3,12 @@ package app
 import (
 	"context"
 
-	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 )
 
 // subscribe adds a receiver of the proxy's turn and session events. Each
 // receiver must return at once (queue the work); call before Start.
-func (a *App) subscribe(f func(proxy.Event)) {
+func (a *App) subscribe(f func(learning.Event)) {
 	a.subscribers = append(a.subscribers, f)
 }
 

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner"
-	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -62,10 +61,7 @@ func (a *App) startLearner(ctx context.Context) {
 		opts.Skills = a.skills
 	}
 	a.learner = learner.New(opts)
-	a.subscribe(func(ev proxy.Event) {
-		a.learner.Notify(learner.Event{Kind: ev.Kind, SessionID: ev.SessionID, TurnID: ev.TurnID,
-			TurnType: ev.TurnType, Fresh: ev.Fresh, Reason: ev.Reason, At: ev.At})
-	})
+	a.subscribe(a.learner.Notify)
 	a.goService(ctx, "learner", a.learner.Serve)
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -71,20 +72,18 @@ func (a *App) memoryEmbedder(cfg config.Config) *retrieval.Embedder {
 	return retrieval.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
 }
 
-func (m *memoryParts) injectors() []proxy.Injector {
+func (m *memoryParts) injectors() []learning.Injector {
 	if !m.inject {
 		return nil
 	}
-	return []proxy.Injector{memoryInjector{m.svc}}
+	return []learning.Injector{memoryInjector{m.svc}}
 }
 
 func (m *memoryParts) api(db *store.DB) proxy.MemoryService { return memoryAPI{s: m.svc, db: db} }
 
 // startMemory feeds the proxy's events to the memory service and runs it.
 func (a *App) startMemory(ctx context.Context, m *memoryParts) {
-	a.subscribe(func(ev proxy.Event) {
-		m.svc.Notify(memory.Event{Kind: ev.Kind, SessionID: ev.SessionID, TurnID: ev.TurnID, TurnType: ev.TurnType, Fresh: ev.Fresh})
-	})
+	a.subscribe(m.svc.Notify)
 	a.goService(ctx, "memory", m.svc.Serve)
 }
 
@@ -92,20 +91,16 @@ func (a *App) startMemory(ctx context.Context, m *memoryParts) {
 // proxy places its text after the skills'.
 type memoryInjector struct{ s *memory.Service }
 
-var _ proxy.Injector = memoryInjector{}
+var _ learning.Injector = memoryInjector{}
 
 func (m memoryInjector) Name() string { return "memory" }
 
-func (m memoryInjector) Inject(ctx context.Context, req proxy.InjectRequest) (proxy.Injection, error) {
-	msgs := make([]memory.Message, len(req.Messages))
-	for i, msg := range req.Messages {
-		msgs[i] = memory.Message{Role: msg.Role, Text: msg.Text}
-	}
-	sel, err := m.s.Select(ctx, req.Scope, msgs)
+func (m memoryInjector) Inject(ctx context.Context, req learning.InjectRequest) (learning.Injection, error) {
+	sel, err := m.s.Select(ctx, req.Scope, req.Messages)
 	if err != nil {
-		return proxy.Injection{}, err
+		return learning.Injection{}, err
 	}
-	return proxy.Injection{Text: sel.Text, IDs: sel.IDs}, nil
+	return learning.Injection{Text: sel.Text, IDs: sel.IDs}, nil
 }
 
 // memoryAPI adapts the memory service to the proxy's memory endpoints.

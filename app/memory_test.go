@@ -17,6 +17,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -216,7 +217,7 @@ func (w *memoryWorld) start(cfg config.Config) {
 		Tags: w.fake.sc.TrapSkill.Tags, Body: w.fake.sc.TrapSkill.Body, Source: "test"}); err != nil {
 		w.t.Fatal(err)
 	}
-	var injectors []proxy.Injector
+	var injectors []learning.Injector
 	if inj := a.setupSkills(ctx, cfg); inj != nil {
 		injectors = append(injectors, inj)
 	}

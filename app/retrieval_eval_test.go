@@ -16,6 +16,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -71,7 +72,7 @@ func evalSkills(t *testing.T, set *evalsets.Set) skillReport {
 		if err != nil {
 			t.Fatalf("turn %s: %v", turn.ID, err)
 		}
-		res, err := inj.Inject(ctx, proxy.InjectRequest{API: turn.API, Messages: conv})
+		res, err := inj.Inject(ctx, learning.InjectRequest{API: turn.API, Messages: conv})
 		if err != nil {
 			t.Fatalf("turn %s: %v", turn.ID, err)
 		}
@@ -139,7 +140,7 @@ func evalMemory(t *testing.T, set *evalsets.Set) *memoryReport {
 	inj := memoryInjector{parts.svc}
 	for _, q := range set.Questions {
 		clock.t = q.AskedAt
-		res, err := inj.Inject(ctx, proxy.InjectRequest{Scope: personScope(q.Person), Messages: []proxy.ConvMessage{{Role: "user", Text: q.Question}}})
+		res, err := inj.Inject(ctx, learning.InjectRequest{Scope: personScope(q.Person), Messages: []learning.Message{{Role: "user", Text: q.Question}}})
 		if err != nil {
 			t.Fatalf("question %s: %v", q.ID, err)
 		}
@@ -214,7 +215,7 @@ func TestRetrievalEval(t *testing.T) {
 
 // logTurn shows why a turn got what it got (METACLAW_EVAL_TURNS=1; =miss
 // shows only the turns with a miss or a wrong skill).
-func logTurn(t *testing.T, inj skillInjector, turn evalsets.SkillTurn, conv []proxy.ConvMessage, got []string) {
+func logTurn(t *testing.T, inj skillInjector, turn evalsets.SkillTurn, conv []learning.Message, got []string) {
 	rel, acc := set(turn.Relevant), set(turn.Acceptable)
 	bad := false
 	for _, g := range got {
@@ -226,11 +227,7 @@ func logTurn(t *testing.T, inj skillInjector, turn evalsets.SkillTurn, conv []pr
 	if os.Getenv("METACLAW_EVAL_TURNS") == "miss" && !bad {
 		return
 	}
-	msgs := make([]skills.Message, len(conv))
-	for i, m := range conv {
-		msgs[i] = skills.Message{Role: m.Role, Text: m.Text}
-	}
-	sel, _ := inj.r.Select(context.Background(), msgs)
+	sel, _ := inj.r.Select(context.Background(), conv)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s] got %v want %v acc %v\n  query %q\n", turn.ID, turn.Agent, got, turn.Relevant, turn.Acceptable, sel.Query)
 	for i, c := range sel.Considered {

@@ -52,11 +52,7 @@ func TestRetrievalTune(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		msgs := make([]skills.Message, len(conv))
-		for i, m := range conv {
-			msgs[i] = skills.Message{Role: m.Role, Text: m.Text}
-		}
-		sel, err := r.Select(ctx, msgs)
+		sel, err := r.Select(ctx, conv)
 		if err != nil {
 			t.Fatal(err)
 		}

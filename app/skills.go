@@ -8,6 +8,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 	"github.com/metaclaw/metaclaw/web"
@@ -30,7 +31,7 @@ func (s skillInjector) ExplainSkills(ctx context.Context, api string, request []
 			return web.SkillExplanation{}, fmt.Errorf("read the request: %w", err)
 		}
 	}
-	sel, err := s.r.Select(ctx, retrievalMessages(conv))
+	sel, err := s.r.Select(ctx, conv)
 	if err != nil {
 		return web.SkillExplanation{}, err
 	}
@@ -43,29 +44,21 @@ func (s skillInjector) ExplainSkills(ctx context.Context, api string, request []
 	return out, nil
 }
 
-func retrievalMessages(conv []proxy.ConvMessage) []retrieval.Message {
-	msgs := make([]retrieval.Message, len(conv))
-	for i, m := range conv {
-		msgs[i] = retrieval.Message{Role: m.Role, Text: m.Text}
-	}
-	return msgs
-}
-
-var _ proxy.Injector = skillInjector{}
+var _ learning.Injector = skillInjector{}
 
 func (s skillInjector) Name() string { return "skills" }
 
-func (s skillInjector) Inject(ctx context.Context, req proxy.InjectRequest) (proxy.Injection, error) {
-	sel, err := s.r.Select(ctx, retrievalMessages(req.Messages))
+func (s skillInjector) Inject(ctx context.Context, req learning.InjectRequest) (learning.Injection, error) {
+	sel, err := s.r.Select(ctx, req.Messages)
 	if err != nil {
-		return proxy.Injection{}, err
+		return learning.Injection{}, err
 	}
-	return proxy.Injection{Text: sel.Text, IDs: sel.IDs}, nil
+	return learning.Injection{Text: sel.Text, IDs: sel.IDs}, nil
 }
 
 // setupSkills installs the starter bank on first run and returns the
 // skill injector, or nil when skills are off.
-func (a *App) setupSkills(ctx context.Context, cfg config.Config) proxy.Injector {
+func (a *App) setupSkills(ctx context.Context, cfg config.Config) learning.Injector {
 	rep, err := skills.InstallStarter(ctx, a.db, assets.Skills())
 	switch {
 	case err != nil:

@@ -184,7 +184,7 @@ func TestSessionEndEvents(t *testing.T) {
 	for _, w := range want {
 		select {
 		case ev := <-events:
-			got := strings.TrimSpace(ev.Kind + " " + ev.SessionID + " " + ev.Reason)
+			got := strings.TrimSpace(string(ev.Kind) + " " + ev.SessionID + " " + ev.Reason)
 			if got != w {
 				t.Errorf("event %q, want %q", got, w)
 			}

@@ -39,6 +39,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -120,8 +121,8 @@ type benchInjector struct{}
 
 func (benchInjector) Name() string { return "skills" }
 
-func (benchInjector) Inject(context.Context, proxy.InjectRequest) (proxy.Injection, error) {
-	return proxy.Injection{Text: benchSkillsText, IDs: []string{"skill-reproduce", "skill-sqlite", "skill-race"}}, nil
+func (benchInjector) Inject(context.Context, learning.InjectRequest) (learning.Injection, error) {
+	return learning.Injection{Text: benchSkillsText, IDs: []string{"skill-reproduce", "skill-sqlite", "skill-race"}}, nil
 }
 
 // benchTarget is where a benchmark sends its requests.
@@ -191,7 +192,7 @@ func startBench(b *testing.B, upstreamBase, provider string, record, inject bool
 	cfg.LLM.ModelID = "fake-model"
 	cfg.LLM.APIKey = "sk-bench-0123456789"
 	cfg.Proxy.Host = "127.0.0.1"
-	opts := proxy.Options{Config: cfg, Recorder: db, Injectors: []proxy.Injector{benchInjector{}}}
+	opts := proxy.Options{Config: cfg, Recorder: db, Injectors: []learning.Injector{benchInjector{}}}
 	if !record {
 		opts.Recorder = nil
 	}

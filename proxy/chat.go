@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 )
 
@@ -67,10 +68,10 @@ func sendRequestError(c *fiber.Ctx, err error) error {
 	return sendError(c, http.StatusBadRequest, "invalid_request", err.Error())
 }
 
-func openaiConv(msgs []openai.RoleText) []ConvMessage {
-	conv := make([]ConvMessage, len(msgs))
+func openaiConv(msgs []openai.RoleText) []learning.Message {
+	conv := make([]learning.Message, len(msgs))
 	for i, m := range msgs {
-		conv[i] = ConvMessage{Role: m.Role, Text: m.Text}
+		conv[i] = learning.Message{Role: m.Role, Text: m.Text}
 	}
 	return conv
 }

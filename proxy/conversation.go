@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 )
 
@@ -12,7 +13,7 @@ import (
 // conversation the injectors see, by the same parsing and reduction the
 // handlers use. Evaluations feed recorded agent requests through it, so
 // that they measure retrieval on what a turn really gives it.
-func Conversation(api string, body []byte) ([]ConvMessage, error) {
+func Conversation(api string, body []byte) ([]learning.Message, error) {
 	switch api {
 	case apiOpenAI:
 		req, err := openai.ParseChatRequest(body)

@@ -4,21 +4,22 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 )
 
 func TestConversation(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name, api, body string
-		want            []ConvMessage
+		want            []learning.Message
 		wantErr         bool
 	}{
 		{name: "openai", api: "openai",
 			body: `{"model":"m","messages":[{"role":"system","content":"s"},{"role":"user","content":[{"type":"text","text":"hi"}]},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"read","arguments":"{}"}}]},{"role":"tool","content":"file","tool_call_id":"c1"}]}`,
-			want: []ConvMessage{{Role: "system", Text: "s"}, {Role: "user", Text: "hi"}, {Role: "assistant"}, {Role: "tool", Text: "file"}}},
+			want: []learning.Message{{Role: "system", Text: "s"}, {Role: "user", Text: "hi"}, {Role: "assistant"}, {Role: "tool", Text: "file"}}},
 		{name: "anthropic tool results count as tool", api: "anthropic",
 			body: `{"model":"m","max_tokens":5,"system":[{"type":"text","text":"s"}],"messages":[{"role":"user","content":"go"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"out"}]}]}`,
-			want: []ConvMessage{{Role: "system", Text: "s"}, {Role: "user", Text: "go"}, {Role: "assistant"}, {Role: "tool"}}},
+			want: []learning.Message{{Role: "system", Text: "s"}, {Role: "user", Text: "go"}, {Role: "assistant"}, {Role: "tool"}}},
 		{name: "unknown api", api: "gemini", body: `{}`, wantErr: true},
 		{name: "bad json", api: "openai", body: `{`, wantErr: true},
 	}

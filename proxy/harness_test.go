@@ -13,6 +13,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -35,7 +36,7 @@ func withConfig(f func(*config.Config)) envOption {
 	return func(c *config.Config, _ *proxy.Options) { f(c) }
 }
 
-func withInjector(inj proxy.Injector) envOption {
+func withInjector(inj learning.Injector) envOption {
 	return func(_ *config.Config, o *proxy.Options) { o.Injectors = append(o.Injectors, inj) }
 }
 
@@ -148,16 +149,16 @@ type staticInjector struct {
 	text string
 	ids  []string
 	mu   sync.Mutex
-	reqs []proxy.InjectRequest
+	reqs []learning.InjectRequest
 }
 
 func (s *staticInjector) Name() string { return "static" }
 
-func (s *staticInjector) Inject(_ context.Context, r proxy.InjectRequest) (proxy.Injection, error) {
+func (s *staticInjector) Inject(_ context.Context, r learning.InjectRequest) (learning.Injection, error) {
 	s.mu.Lock()
 	s.reqs = append(s.reqs, r)
 	s.mu.Unlock()
-	return proxy.Injection{Text: s.text, IDs: s.ids}, nil
+	return learning.Injection{Text: s.text, IDs: s.ids}, nil
 }
 
 // config0 returns the configuration the proxy started with.

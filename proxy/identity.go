@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -89,7 +90,7 @@ func scopeOf(scope, user, workspace, def string) string {
 // same client (credential and user agent), system prompt (every system or
 // developer message, in order) and first user message give the same id on
 // every turn of a conversation.
-func deriveSession(clientKey string, conv []ConvMessage) string {
+func deriveSession(clientKey string, conv []learning.Message) string {
 	h := sha256.New()
 	// Views, not copies, of the texts: the system prompt of a coding agent
 	// is tens of kilobytes, and the hash keeps none of it.

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"testing"
+
+	"github.com/metaclaw/metaclaw/proxy/learning"
 )
 
 // TestDeriveSessionStable holds derived session ids to the formula they
@@ -12,7 +14,7 @@ import (
 // developer texts joined, the first user text, each followed by a zero
 // byte.
 func TestDeriveSessionStable(t *testing.T) {
-	conv := []ConvMessage{
+	conv := []learning.Message{
 		{Role: "system", Text: "You are a coding agent."},
 		{Role: "developer", Text: " Prefer small diffs."},
 		{Role: "user", Text: "Fix the test."},

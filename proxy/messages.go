@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 )
 
 // handleMessages serves POST /v1/messages (Anthropic). Against an
@@ -113,21 +114,21 @@ func openAIErrorToAnthropic(status int, body []byte) []byte {
 // tool message. Its errors are those of decoding the system prompt and the
 // messages, which it reads without decoding them when they would decode
 // (see anthropic.MessagesRequest.Conversation).
-func anthropicConv(req *anthropic.MessagesRequest) ([]ConvMessage, error) {
+func anthropicConv(req *anthropic.MessagesRequest) ([]learning.Message, error) {
 	c, err := req.Conversation()
 	if err != nil {
 		return nil, err
 	}
-	conv := make([]ConvMessage, 0, len(c.Messages)+1)
+	conv := make([]learning.Message, 0, len(c.Messages)+1)
 	if c.System != "" {
-		conv = append(conv, ConvMessage{Role: "system", Text: c.System})
+		conv = append(conv, learning.Message{Role: "system", Text: c.System})
 	}
 	for _, m := range c.Messages {
 		role := m.Role
 		if m.Role == "user" && m.ToolResultsOnly {
 			role = "tool"
 		}
-		conv = append(conv, ConvMessage{Role: role, Text: m.Text})
+		conv = append(conv, learning.Message{Role: role, Text: m.Text})
 	}
 	return conv, nil
 }

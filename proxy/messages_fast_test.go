@@ -8,12 +8,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // anthropicConvByDecoding is anthropicConv as it was before it read the
 // conversation without decoding: the reference for the tests below.
-func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Message, []ConvMessage, error) {
+func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Message, []learning.Message, error) {
 	sys, err := req.System()
 	if err != nil {
 		return nil, nil, err
@@ -22,16 +23,16 @@ func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Messag
 	if err != nil {
 		return nil, nil, err
 	}
-	conv := make([]ConvMessage, 0, len(msgs)+1)
+	conv := make([]learning.Message, 0, len(msgs)+1)
 	if t := sys.Join("\n"); t != "" {
-		conv = append(conv, ConvMessage{Role: "system", Text: t})
+		conv = append(conv, learning.Message{Role: "system", Text: t})
 	}
 	for _, m := range msgs {
 		role := m.Role
 		if m.Role == "user" && m.Content.ToolResultsOnly() {
 			role = "tool"
 		}
-		conv = append(conv, ConvMessage{Role: role, Text: m.Content.Join("\n")})
+		conv = append(conv, learning.Message{Role: role, Text: m.Content.Join("\n")})
 	}
 	return msgs, conv, nil
 }

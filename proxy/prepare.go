@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
 
 // identifyRequest reads the turn's identity from the headers and body
 // fields, strips those fields from the body, and derives a session id for
 // a client that sends none.
-func (s *Server) identifyRequest(c *fiber.Ctx, field func(string) json.RawMessage, del func(string), conv []ConvMessage) (identity, error) {
+func (s *Server) identifyRequest(c *fiber.Ctx, field func(string) json.RawMessage, del func(string), conv []learning.Message) (identity, error) {
 	id, err := identify(func(h string) string { return strings.Clone(c.Get(h)) },
 		func(f string) string { return bodyString(field(f)) }, s.conf().Memory.Scope)
 	if err != nil {
@@ -44,7 +45,7 @@ func bodyString(raw json.RawMessage) string {
 
 // inject runs the injectors on a main turn and returns the text to place
 // in the system prompt.
-func (s *Server) inject(id identity, api string, conv []ConvMessage) injected {
+func (s *Server) inject(id identity, api string, conv []learning.Message) injected {
 	if id.turnType != store.TurnMain || len(s.opts.Injectors) == 0 {
 		return injected{}
 	}
@@ -55,7 +56,7 @@ func (s *Server) inject(id identity, api string, conv []ConvMessage) injected {
 	if s.conf().Memory.Enabled {
 		budget += s.conf().Memory.MaxInjectedTokens
 	}
-	req := InjectRequest{API: api, SessionID: id.sessionID, Scope: id.scope, Messages: conv}
+	req := learning.InjectRequest{API: api, SessionID: id.sessionID, Scope: id.scope, Messages: conv}
 	timeout := time.Duration(s.conf().Proxy.InjectTimeoutMS) * time.Millisecond
 	return runInjectors(context.Background(), s.opts.Injectors, req, timeout, budget, func(name string, err error) {
 		s.log.Warn("injector skipped", "injector", name, "err", err)

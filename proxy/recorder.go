@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -21,26 +22,6 @@ type Recorder interface {
 
 var _ Recorder = (*store.DB)(nil)
 
-// Event kinds published to the learner.
-const (
-	EventTurnRecorded = "turn_recorded"
-	EventSessionEnded = "session_ended"
-)
-
-// Event tells the learner that a turn was stored or a session ended.
-type Event struct {
-	Kind      string
-	SessionID string
-	TurnID    int64  // EventTurnRecorded
-	TurnType  string // EventTurnRecorded
-	// Fresh (EventTurnRecorded) says the turn's request ends with the
-	// person's own words, not with tool results: a turn of a tool loop
-	// adds nothing new to learn from.
-	Fresh  bool
-	Reason string // EventSessionEnded: "done" (X-Session-Done) or "idle"
-	At     time.Time
-}
-
 // RecorderStats counts what the background recorder did.
 type RecorderStats struct {
 	Queued        int   `json:"queued"`         // waiting to be written now
@@ -53,7 +34,7 @@ type RecorderStats struct {
 type recordItem struct {
 	turn        *store.Turn
 	sessionDone bool
-	fresh       bool // the request ends with the person's words (Event.Fresh)
+	fresh       bool // the request ends with the person's words (learning.Event.Fresh)
 	// fill, when set, completes the turn on the recorder's goroutine (e.g.
 	// parsing a response body), keeping that work off the request path.
 	fill func(*store.Turn)
@@ -67,7 +48,7 @@ type asyncRecorder struct {
 	rec    Recorder
 	log    *slog.Logger
 	queue  chan recordItem
-	events chan Event
+	events chan learning.Event
 	now    func() time.Time
 
 	recorded, dropped, failed, eventsDropped atomic.Int64
@@ -75,7 +56,7 @@ type asyncRecorder struct {
 }
 
 func newAsyncRecorder(rec Recorder, log *slog.Logger, size int, now func() time.Time) *asyncRecorder {
-	return &asyncRecorder{rec: rec, log: log, queue: make(chan recordItem, size), events: make(chan Event, 1024), now: now}
+	return &asyncRecorder{rec: rec, log: log, queue: make(chan recordItem, size), events: make(chan learning.Event, 1024), now: now}
 }
 
 func (r *asyncRecorder) enqueue(it recordItem) {
@@ -98,7 +79,7 @@ func (r *asyncRecorder) stats() RecorderStats {
 		Failed: r.failed.Load(), EventsDropped: r.eventsDropped.Load()}
 }
 
-func (r *asyncRecorder) publish(ev Event) {
+func (r *asyncRecorder) publish(ev learning.Event) {
 	select {
 	case r.events <- ev:
 	default:
@@ -200,7 +181,7 @@ func (r *asyncRecorder) write(ctx context.Context, batch []recordItem) {
 	r.recorded.Add(int64(len(turns)))
 	for _, it := range batch {
 		t := it.turn
-		r.publish(Event{Kind: EventTurnRecorded, SessionID: t.SessionID, TurnID: t.ID, TurnType: t.Type, Fresh: it.fresh, At: t.CreatedAt})
+		r.publish(learning.Event{Kind: learning.TurnRecorded, SessionID: t.SessionID, TurnID: t.ID, TurnType: t.Type, Fresh: it.fresh, At: t.CreatedAt})
 		if it.sessionDone {
 			r.endSession(ctx, t.SessionID, "done")
 		}
@@ -214,7 +195,7 @@ func (r *asyncRecorder) endSession(ctx context.Context, id, reason string) {
 		return
 	}
 	if ended {
-		r.publish(Event{Kind: EventSessionEnded, SessionID: id, Reason: reason, At: r.now()})
+		r.publish(learning.Event{Kind: learning.SessionEnded, SessionID: id, Reason: reason, At: r.now()})
 	}
 }
 

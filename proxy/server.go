@@ -2,8 +2,9 @@
 // instead of their LLM provider. It owns the routes, authentication, the
 // upstream client, the SSE relay, injection and turn capture. Wire formats
 // and translation live in proxy/openai, proxy/anthropic and proxy/sse
-// (pure, no Fiber). It declares the small interfaces it needs (Recorder,
-// Injector) and imports store and store/config only; app wires it up.
+// (pure, no Fiber); the types it shares with the learner (events, messages,
+// the Injector) in proxy/learning. It declares the small interfaces it needs (Recorder,
+// Policy) and imports store, store/config and proxy/* only; app wires it up.
 package proxy
 
 import (
@@ -18,6 +19,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/recover"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store/config"
 	"github.com/valyala/fasthttp"
 )
@@ -34,7 +36,7 @@ type Options struct {
 	// Recorder stores turns; nil records nothing.
 	Recorder Recorder
 	// Injectors add skills and memories to main turns, in order.
-	Injectors []Injector
+	Injectors []learning.Injector
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 	// RecordQueue is the recorder's queue length (default 4096).
@@ -188,7 +190,7 @@ func (s *Server) Stats() RecorderStats {
 // Events returns the channel of turn-recorded and session-ended events for
 // the learner; nil when nothing is recorded. Events nobody reads in time
 // are dropped and counted.
-func (s *Server) Events() <-chan Event {
+func (s *Server) Events() <-chan learning.Event {
 	if s.rec == nil {
 		return nil
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
 	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/tidwall/gjson"
@@ -253,6 +254,6 @@ func redactSecrets(s string, secrets ...string) string {
 
 // endsWithPerson reports whether a conversation ends with the person's own
 // message (a tool result is a "tool" message).
-func endsWithPerson(conv []ConvMessage) bool {
+func endsWithPerson(conv []learning.Message) bool {
 	return len(conv) > 0 && conv[len(conv)-1].Role == "user"
 }

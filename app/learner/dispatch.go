@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -38,9 +39,9 @@ func (l *Learner) dispatch(ctx context.Context) {
 			return
 		case ev := <-l.events:
 			switch ev.Kind {
-			case EventTurnRecorded:
+			case learning.TurnRecorded:
 				l.onTurn(ctx, ev)
-			case EventSessionEnded:
+			case learning.SessionEnded:
 				l.onSessionEnd(ctx, ev)
 			default:
 				l.log.Debug("learner: unknown event", "kind", ev.Kind)
@@ -53,7 +54,7 @@ func (l *Learner) dispatch(ctx context.Context) {
 // onTurn scores the session's previous main turn with this one as
 // evidence (when every turn is judged), and evolves every N main turns
 // that brought the person's words.
-func (l *Learner) onTurn(ctx context.Context, ev Event) {
+func (l *Learner) onTurn(ctx context.Context, ev learning.Event) {
 	if ev.TurnType == store.TurnSide {
 		return
 	}
@@ -88,7 +89,7 @@ func (l *Learner) onTurn(ctx context.Context, ev Event) {
 }
 
 // onSessionEnd scores the session's last main turn, then evolves.
-func (l *Learner) onSessionEnd(ctx context.Context, ev Event) {
+func (l *Learner) onSessionEnd(ctx context.Context, ev learning.Event) {
 	st, err := l.session(ctx, ev.SessionID, math.MaxInt64)
 	delete(l.sessions, ev.SessionID)
 	defer l.markEnded(ev.SessionID)

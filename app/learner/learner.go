@@ -27,29 +27,10 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/judge"
 	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
-
-// Event kinds, the same as the proxy's.
-const (
-	EventTurnRecorded = "turn_recorded"
-	EventSessionEnded = "session_ended"
-)
-
-// Event tells the learner that a turn was stored or a session ended.
-type Event struct {
-	Kind      string
-	SessionID string
-	TurnID    int64  // EventTurnRecorded
-	TurnType  string // EventTurnRecorded: "main" or "side"
-	// Fresh (EventTurnRecorded) says the turn's request ends with the
-	// person's own words; the turns of a tool loop do not count towards
-	// skills.evolution_every_n_turns.
-	Fresh  bool
-	Reason string // EventSessionEnded: "done", "idle", …
-	At     time.Time
-}
 
 // Defaults of Options.
 const (
@@ -102,7 +83,7 @@ type Learner struct {
 	now      func() time.Time
 	opts     Options
 
-	events     chan Event
+	events     chan learning.Event
 	judgeJobs  chan judgeJob
 	evolveJobs chan evolveJob
 	pending    inflight // judge jobs per session, so that evolution waits for them
@@ -143,7 +124,7 @@ func New(opts Options) *Learner {
 	l := &Learner{
 		db: opts.DB, log: opts.Logger.With("component", "learner"), paused: opts.Paused, now: opts.Now, opts: opts,
 		selector: opts.Skills, meter: opts.Meter,
-		events:     make(chan Event, opts.QueueSize),
+		events:     make(chan learning.Event, opts.QueueSize),
 		judgeJobs:  make(chan judgeJob, opts.QueueSize),
 		evolveJobs: make(chan evolveJob, 64),
 		sessions:   map[string]*sessionState{},
@@ -219,7 +200,7 @@ func (l *Learner) current() (config.Config, *judge.Judge, *evolve.Evolver) {
 
 // Notify hands an event to the learner without blocking; when the queue is
 // full the event is dropped and counted.
-func (l *Learner) Notify(ev Event) {
+func (l *Learner) Notify(ev learning.Event) {
 	l.work.begin("")
 	select {
 	case l.events <- ev:

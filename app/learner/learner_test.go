@@ -14,6 +14,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/internal/learntest"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -106,12 +107,12 @@ func (h *harness) turn(t *testing.T, session, typ, user, answer string) store.Tu
 	}
 	tt := learntest.Record(t, h.db, store.Turn{SessionID: session, Type: typ,
 		Request: learntest.OpenAIRequest(Msg{Role: "user", Text: user}), ResponseText: answer})[0]
-	h.l.Notify(learner.Event{Kind: learner.EventTurnRecorded, SessionID: session, TurnID: tt.ID, TurnType: typ, Fresh: true, At: time.Now()})
+	h.l.Notify(learning.Event{Kind: learning.TurnRecorded, SessionID: session, TurnID: tt.ID, TurnType: typ, Fresh: true, At: time.Now()})
 	return tt
 }
 
 func (h *harness) end(session string) {
-	h.l.Notify(learner.Event{Kind: learner.EventSessionEnded, SessionID: session, Reason: "done", At: time.Now()})
+	h.l.Notify(learning.Event{Kind: learning.SessionEnded, SessionID: session, Reason: "done", At: time.Now()})
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -274,7 +275,7 @@ func TestQueueFullDrops(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(_ *config.Config, o *learner.Options) { o.QueueSize = 2 })
 	for i := range 5 {
-		h.l.Notify(learner.Event{Kind: learner.EventTurnRecorded, SessionID: "s", TurnID: int64(i + 1), TurnType: "main"})
+		h.l.Notify(learning.Event{Kind: learning.TurnRecorded, SessionID: "s", TurnID: int64(i + 1), TurnType: "main"})
 	}
 	if d := h.l.Stats().Dropped; d != 3 {
 		t.Errorf("Dropped = %d, want 3", d)

@@ -8,26 +8,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
-
-// Event kinds, as the proxy names them.
-const (
-	EventTurnRecorded = "turn_recorded"
-	EventSessionEnded = "session_ended"
-)
-
-// Event is a proxy event the service acts on (app converts proxy.Event).
-type Event struct {
-	Kind      string
-	SessionID string
-	TurnID    int64
-	TurnType  string
-	// Fresh says the turn's request ends with the person's own words: only
-	// such turns count towards FlushEvery (a tool loop's turns add
-	// nothing to extract).
-	Fresh bool
-}
 
 // Defaults of Options.
 const (
@@ -75,7 +58,7 @@ type Service struct {
 	log  *slog.Logger
 	now  func() time.Time
 
-	events     chan Event
+	events     chan learning.Event
 	compactReq chan struct{}
 	dropped    atomic.Int64
 
@@ -105,7 +88,7 @@ func New(opts Options) *Service {
 		opts.Tick = DefaultTick
 	}
 	s := &Service{opts: opts, db: opts.DB, log: opts.Logger, now: opts.Now,
-		events: make(chan Event, 1024), compactReq: make(chan struct{}, 1), used: map[int64]int{}, fresh: map[string]int{}}
+		events: make(chan learning.Event, 1024), compactReq: make(chan struct{}, 1), used: map[int64]int{}, fresh: map[string]int{}}
 	s.ret = NewRetriever(opts.DB, opts.Retrieval, opts.Embedder, opts.Now, opts.Logger)
 	if opts.Completer != nil {
 		s.ext = NewExtractor(opts.Completer)
@@ -119,7 +102,7 @@ func (s *Service) Retriever() *Retriever { return s.ret }
 // Notify queues a proxy event for Serve; it never blocks. An event that
 // does not fit is dropped and counted: the periodic catch-up finds the
 // sessions it concerned.
-func (s *Service) Notify(ev Event) {
+func (s *Service) Notify(ev learning.Event) {
 	select {
 	case s.events <- ev:
 	default:
@@ -159,14 +142,14 @@ func (s *Service) Serve(ctx context.Context) error {
 	}
 }
 
-func (s *Service) handle(ctx context.Context, ev Event) {
+func (s *Service) handle(ctx context.Context, ev learning.Event) {
 	var err error
 	switch ev.Kind {
-	case EventTurnRecorded:
+	case learning.TurnRecorded:
 		if ev.TurnType == store.TurnMain || ev.TurnType == "" {
 			err = s.TurnRecorded(ctx, ev.SessionID, ev.Fresh)
 		}
-	case EventSessionEnded:
+	case learning.SessionEnded:
 		err = s.SessionEnded(ctx, ev.SessionID)
 	}
 	if err != nil && ctx.Err() == nil {

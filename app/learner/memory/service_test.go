@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -254,7 +255,7 @@ func TestServeHandlesEventsAndForget(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx) }()
 	recordSession(t, db, "s", "u", "sys", time.Now(), []string{"I prefer porridge for breakfast."}, []string{"ok"})
-	s.Notify(Event{Kind: EventSessionEnded, SessionID: "s"})
+	s.Notify(learning.Event{Kind: learning.SessionEnded, SessionID: "s"})
 	breakfast := []Message{{Role: "user", Text: "what do I eat for breakfast"}}
 	waitUntil(t, func() bool {
 		sel, _ := s.Select(context.Background(), "u", breakfast)

@@ -19,6 +19,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -123,7 +124,7 @@ func (e *env) startPolicy() {
 }
 
 // startProxy starts the real proxy with the policy.
-func (e *env) startProxy(injectors ...proxy.Injector) {
+func (e *env) startProxy(injectors ...learning.Injector) {
 	srv := proxy.New(proxy.Options{Config: e.cfg, Recorder: e.db, Policy: e.pol, Injectors: injectors})
 	must(e.t, srv.Listen("127.0.0.1:0"))
 	e.url = "http://" + srv.Addr() + "/v1"
@@ -320,6 +321,6 @@ type staticInjector struct{ text string }
 
 func (s staticInjector) Name() string { return "static" }
 
-func (s staticInjector) Inject(context.Context, proxy.InjectRequest) (proxy.Injection, error) {
-	return proxy.Injection{Text: s.text, IDs: []string{"skill-1"}}, nil
+func (s staticInjector) Inject(context.Context, learning.InjectRequest) (learning.Injection, error) {
+	return learning.Injection{Text: s.text, IDs: []string{"skill-1"}}, nil
 }

@@ -1,12 +1,14 @@
 package retrieval
 
-import "strings"
+import (
+	"strings"
 
-// Message is one message of a conversation, reduced to role and text.
-type Message struct {
-	Role string // system, user, assistant, tool
-	Text string
-}
+	"github.com/metaclaw/metaclaw/proxy/learning"
+)
+
+// Message is one message of a conversation, reduced to role and text: the
+// type the proxy hands its injectors (learning.Message).
+type Message = learning.Message
 
 // MaxQueryLen bounds each part of a request, in bytes.
 const MaxQueryLen = 2000
