@@ -76,7 +76,7 @@ func (m *memoryParts) injectors() []learning.Injector {
 	if !m.inject {
 		return nil
 	}
-	return []learning.Injector{memoryInjector{m.svc}}
+	return []learning.Injector{m.svc}
 }
 
 func (m *memoryParts) api(db *store.DB) proxy.MemoryService { return memoryAPI{s: m.svc, db: db} }
@@ -85,22 +85,6 @@ func (m *memoryParts) api(db *store.DB) proxy.MemoryService { return memoryAPI{s
 func (a *App) startMemory(ctx context.Context, m *memoryParts) {
 	a.subscribe(m.svc.Notify)
 	a.goService(ctx, "memory", m.svc.Serve)
-}
-
-// memoryInjector adapts the memory service to the proxy's Injector; the
-// proxy places its text after the skills'.
-type memoryInjector struct{ s *memory.Service }
-
-var _ learning.Injector = memoryInjector{}
-
-func (m memoryInjector) Name() string { return "memory" }
-
-func (m memoryInjector) Inject(ctx context.Context, req learning.InjectRequest) (learning.Injection, error) {
-	sel, err := m.s.Select(ctx, req.Scope, req.Messages)
-	if err != nil {
-		return learning.Injection{}, err
-	}
-	return learning.Injection{Text: sel.Text, IDs: sel.IDs}, nil
 }
 
 // memoryAPI adapts the memory service to the proxy's memory endpoints.

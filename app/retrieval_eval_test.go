@@ -65,7 +65,7 @@ func evalSkills(t *testing.T, set *evalsets.Set) skillReport {
 	for _, fe := range rep.Errors {
 		t.Logf("skill refused: %v", fe)
 	}
-	inj := skillInjector{r: skills.NewRetriever(db, skills.OptionsFrom(config.Defaults().Skills), nil)}
+	inj := skills.NewRetriever(db, skills.OptionsFrom(config.Defaults().Skills), nil)
 	var all, clean, noisy skillTally
 	for _, turn := range set.Turns {
 		conv, err := proxy.Conversation(turn.API, turn.Request)
@@ -137,7 +137,7 @@ func evalMemory(t *testing.T, set *evalsets.Set) *memoryReport {
 	for _, m := range ms {
 		ids[fmt.Sprint(m.ID)] = units[m.Scope+"\x00"+m.Content]
 	}
-	inj := memoryInjector{parts.svc}
+	inj := parts.svc
 	for _, q := range set.Questions {
 		clock.t = q.AskedAt
 		res, err := inj.Inject(ctx, learning.InjectRequest{Scope: personScope(q.Person), Messages: []learning.Message{{Role: "user", Text: q.Question}}})
@@ -215,7 +215,7 @@ func TestRetrievalEval(t *testing.T) {
 
 // logTurn shows why a turn got what it got (METACLAW_EVAL_TURNS=1; =miss
 // shows only the turns with a miss or a wrong skill).
-func logTurn(t *testing.T, inj skillInjector, turn evalsets.SkillTurn, conv []learning.Message, got []string) {
+func logTurn(t *testing.T, inj *skills.Retriever, turn evalsets.SkillTurn, conv []learning.Message, got []string) {
 	rel, acc := set(turn.Relevant), set(turn.Acceptable)
 	bad := false
 	for _, g := range got {
@@ -227,7 +227,7 @@ func logTurn(t *testing.T, inj skillInjector, turn evalsets.SkillTurn, conv []le
 	if os.Getenv("METACLAW_EVAL_TURNS") == "miss" && !bad {
 		return
 	}
-	sel, _ := inj.r.Select(context.Background(), conv)
+	sel, _ := inj.Select(context.Background(), conv)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s [%s] got %v want %v acc %v\n  query %q\n", turn.ID, turn.Agent, got, turn.Relevant, turn.Acceptable, sel.Query)
 	for i, c := range sel.Considered {

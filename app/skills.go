@@ -14,16 +14,16 @@ import (
 	"github.com/metaclaw/metaclaw/web"
 )
 
-// skillInjector adapts the skill retriever to the proxy's Injector, and to
-// the web page's SkillExplainer.
-type skillInjector struct{ r *skills.Retriever }
+// skillExplainer adapts the skill retriever to the web page's
+// SkillExplainer.
+type skillExplainer struct{ r *skills.Retriever }
 
-var _ web.SkillExplainer = skillInjector{}
+var _ web.SkillExplainer = skillExplainer{}
 
 // ExplainSkills runs retrieval on a recorded request, read as the proxy
 // reads a request (proxy.Conversation; a request recorded translated to
 // the other API is read as that one).
-func (s skillInjector) ExplainSkills(ctx context.Context, api string, request []byte) (web.SkillExplanation, error) {
+func (s skillExplainer) ExplainSkills(ctx context.Context, api string, request []byte) (web.SkillExplanation, error) {
 	conv, err := proxy.Conversation(api, request)
 	if err != nil {
 		other := map[string]string{"openai": "anthropic", "anthropic": "openai"}[api]
@@ -44,18 +44,6 @@ func (s skillInjector) ExplainSkills(ctx context.Context, api string, request []
 	return out, nil
 }
 
-var _ learning.Injector = skillInjector{}
-
-func (s skillInjector) Name() string { return "skills" }
-
-func (s skillInjector) Inject(ctx context.Context, req learning.InjectRequest) (learning.Injection, error) {
-	sel, err := s.r.Select(ctx, req.Messages)
-	if err != nil {
-		return learning.Injection{}, err
-	}
-	return learning.Injection{Text: sel.Text, IDs: sel.IDs}, nil
-}
-
 // setupSkills installs the starter bank on first run and returns the
 // skill injector, or nil when skills are off.
 func (a *App) setupSkills(ctx context.Context, cfg config.Config) learning.Injector {
@@ -72,19 +60,19 @@ func (a *App) setupSkills(ctx context.Context, cfg config.Config) learning.Injec
 	if !cfg.Skills.Enabled {
 		return nil
 	}
-	inj := newSkillInjector(a.db, cfg, a.embedder(cfg))
-	a.skills, a.explainer = inj.r, inj
-	return inj
+	r := newSkillRetriever(a.db, cfg, a.embedder(cfg))
+	a.skills, a.explainer = r, skillExplainer{r}
+	return r
 }
 
-// newSkillInjector builds the skill retriever of a configuration (emb nil:
+// newSkillRetriever builds the skill retriever of a configuration (emb nil:
 // keyword retrieval).
-func newSkillInjector(db *store.DB, cfg config.Config, emb *retrieval.Embedder) skillInjector {
+func newSkillRetriever(db *store.DB, cfg config.Config, emb *retrieval.Embedder) *skills.Retriever {
 	var e skills.Embedder
 	if emb != nil {
 		e = emb
 	}
-	return skillInjector{r: skills.NewRetriever(db, skills.OptionsFrom(cfg.Skills), e)}
+	return skills.NewRetriever(db, skills.OptionsFrom(cfg.Skills), e)
 }
 
 // embedder returns the embedding client for embedding or hybrid retrieval,

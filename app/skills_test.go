@@ -20,8 +20,9 @@ func TestExplainSkills(t *testing.T) {
 	if _, err := skills.InstallStarter(ctx, db, assets.Skills()); err != nil {
 		t.Fatal(err)
 	}
-	inj := newSkillInjector(db, config.Defaults(), nil)
-	defer inj.r.Close()
+	r := newSkillRetriever(db, config.Defaults(), nil)
+	defer r.Close()
+	inj := skillExplainer{r}
 	openaiBody := `{"model":"m","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":"[Sun 2026-11-29 20:59 UTC] write a git commit message for my staged changes"}]}`
 	anthropicBody := `{"model":"m","max_tokens":9,"system":"x","messages":[{"role":"user","content":[{"type":"text","text":"write a git commit message for my staged changes"}]}]}`
 	for _, tc := range []struct{ name, api, body string }{
