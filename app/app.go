@@ -16,18 +16,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner"
-	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
-	"github.com/metaclaw/metaclaw/app/learner/skills"
-	"github.com/metaclaw/metaclaw/app/learner/trainer"
-	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
-	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 	"github.com/metaclaw/metaclaw/web"
@@ -74,27 +68,20 @@ type App struct {
 	applyMu     sync.Mutex // one applySettings at a time
 	restartOnce sync.Once
 	restarting  chan struct{} // closed by RequestRestart
-	extract     liveCompleter // memory extraction's model (settings.go)
 
-	proxy       *proxy.Server
-	subscribers []func(learning.Event) // receivers of the proxy's events
-	learner     *learner.Learner
-	meter       *usage.Meter       // learning's calls, budget and health
-	skills      *skills.Retriever  // nil when skills are off
-	explainer   web.SkillExplainer // the skill injector; nil when skills are off
-	web         *web.Server        // nil when the web page could not bind
-	pause       pauseCache
-	policy      *policy.Server      // the trained policy; nil in skills_only (policy.go)
-	policyCtx   atomic.Int64        // its model's context length, 0 until known
-	trainer     *trainer.Trainer    // the slow loop; nil in skills_only (trainer.go)
-	sched       schedRun            // training windows (scheduler.go)
-	folder      *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
-	cancel      context.CancelFunc
-	wg          sync.WaitGroup
-	done        chan struct{} // closed when a service stops on its own
-	once        sync.Once
-	errMu       sync.Mutex // guards err
-	err         error
+	proxy     *proxy.Server
+	learn     *learner.Learning  // every learning service; empty until Start
+	explainer web.SkillExplainer // the skill retriever for the web page; nil when skills are off
+	web       *web.Server        // nil when the web page could not bind
+	pause     pauseCache
+	sched     schedRun            // training windows (scheduler.go)
+	folder    *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	done      chan struct{} // closed when a service stops on its own
+	once      sync.Once
+	errMu     sync.Mutex // guards err
+	err       error
 }
 
 // New takes the data directory's lock, opens the database and loads the
@@ -117,7 +104,8 @@ func New(opts Options) (*App, error) {
 	if was, ok := lock.Tightened(); ok {
 		opts.Logger.Warn("the data directory was open to other users; made it private (0700)", "dir", opts.Home, "was", fmt.Sprintf("%#o", was))
 	}
-	a := &App{opts: opts, log: opts.Logger, lock: lock, done: make(chan struct{}), restarting: make(chan struct{})}
+	a := &App{opts: opts, log: opts.Logger, lock: lock, done: make(chan struct{}), restarting: make(chan struct{}),
+		learn: &learner.Learning{}}
 	if err := a.open(); err != nil {
 		lock.Release()
 		return nil, err
@@ -169,31 +157,27 @@ func (a *App) Start(ctx context.Context) error {
 		a.log.Warn("setup needed", "problem", p)
 	}
 	a.started = time.Now()
-	a.meter = usage.New(usage.Options{DB: a.db, Logger: a.log.With("part", "learner"), MaxCallsPerDay: cfg.Learning.MaxCallsPerDay})
-	var injectors []learning.Injector
-	if inj := a.setupSkills(ctx, cfg); inj != nil {
-		injectors = append(injectors, inj)
-	}
-	mem := a.setupMemory(cfg)
-	injectors = append(injectors, mem.injectors()...) // memories after skills
+	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	a.startScheduler(ctx, cfg) // before learning, whose trainer follows its windows
+	a.learn = learner.Build(ctx, a.learningDeps(cfg))
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
-		Recorder: a.db, Injectors: injectors, Memory: mem.api(a.db), Policy: a.setupPolicy(cfg), Trainer: trainStepAPI{a}})
+		Recorder: a.db, Injectors: a.learn.Injectors, Memory: memoryAPI{s: a.learn.Memory, db: a.db}, Policy: a.proxyPolicy(),
+		Trainer: trainStepAPI{a}})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {
+		a.cancel()
+		a.wg.Wait()
 		return err
 	}
-	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	a.startScheduler(ctx, cfg) // before the learner, which may take a.Scheduler()
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, a.opts.Grace) })
-	a.startPolicy(ctx)
-	a.startLearner(ctx)
+	for _, svc := range a.learn.Services {
+		a.goService(ctx, svc.Name, svc.Serve)
+	}
 	a.startSkillFolder(ctx, cfg)
 	a.startRollout(ctx, cfg)
-	a.startTrainer(ctx) // after the scheduler, whose windows it follows
-	a.startMemory(ctx, mem)
 	a.goService(ctx, "events", a.pumpEvents)
 	a.goService(ctx, "settings", a.watchSettings)
-	a.startWeb(ctx, cfg, mem.svc)
+	a.startWeb(ctx, cfg, a.learn.Memory)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,
 		ProxyURL: a.ProxyURL(), WebURL: a.WebURL(), Home: a.opts.Home, Exe: exe}

@@ -3,11 +3,13 @@ package app
 import (
 	"context"
 	"errors"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // MetaLearningPaused is the meta key that holds "1" while the person has
@@ -53,24 +55,22 @@ func (a *App) SetPaused(paused bool) error {
 	return nil
 }
 
-// startLearner runs the judge and skill evolution, fed by the proxy's
-// events.
-func (a *App) startLearner(ctx context.Context) {
-	opts := learner.Options{DB: a.db, Config: a.Config(), Logger: a.log.With("part", "learner"), Paused: a.Paused, Meter: a.meter}
-	if a.skills != nil {
-		opts.Skills = a.skills
+// learningDeps is what learner.Build needs of the app: the store, the
+// configuration, the log, the pause switch and the training windows.
+func (a *App) learningDeps(cfg config.Config) learner.Deps {
+	d := learner.Deps{DB: a.db, Config: cfg, Home: a.opts.Home, Logger: a.log, Paused: a.Paused, HFToken: os.Getenv("HF_TOKEN")}
+	if s := a.Scheduler(); s != nil {
+		d.Windows = s // a nil *idle.Scheduler would look set to the trainer
 	}
-	a.learner = learner.New(opts)
-	a.subscribe(a.learner.Notify)
-	a.goService(ctx, "learner", a.learner.Serve)
+	return d
 }
 
 // SettleSession waits until the learner has handled the end of session and
 // all the judging and skill evolution it caused (learner.Settle). The app
 // must be started.
 func (a *App) SettleSession(ctx context.Context, session string) error {
-	if a.learner == nil {
+	if a.learn.Learner == nil {
 		return errors.New("settle session: the app is not started")
 	}
-	return a.learner.Settle(ctx, session)
+	return a.learn.Learner.Settle(ctx, session)
 }

@@ -102,7 +102,7 @@ func TestSkillEvolutionEndToEnd(t *testing.T) {
 	// retriever's snapshot has it (a turn never waits for a refresh; the
 	// refresh starts as the evolution commits).
 	waitUntil(t, "the retriever's snapshot", func() bool {
-		sel, err := a.skills.Select(context.Background(), []skills.Message{{Role: "user", Text: "pin the python version with pyenv"}})
+		sel, err := a.learn.Skills.Select(context.Background(), []skills.Message{{Role: "user", Text: "pin the python version with pyenv"}})
 		return err == nil && slices.ContainsFunc(sel.Skills, func(s store.Skill) bool { return s.Name == "pin-python-version" })
 	})
 	before := len(up.Requests())

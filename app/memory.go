@@ -4,88 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/memory"
-	"github.com/metaclaw/metaclaw/app/learner/retrieval"
-	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
-	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
-	"github.com/metaclaw/metaclaw/store/config"
 )
-
-// memoryParts is the memory service and what the proxy gets of it.
-type memoryParts struct {
-	svc    *memory.Service
-	inject bool // memory.enabled: inject memories into main turns
-}
-
-// setupMemory builds the memory service from the configuration: the
-// extraction model (rules only when none is configured), the embedder for
-// embedding or hybrid retrieval, and learning's pause switch.
-func (a *App) setupMemory(cfg config.Config) *memoryParts { return a.newMemoryParts(cfg, nil) }
-
-// newMemoryParts is setupMemory with a clock (nil: time.Now).
-func (a *App) newMemoryParts(cfg config.Config, now func() time.Time) *memoryParts {
-	opts := a.memoryOptions(cfg)
-	opts.Now = now
-	return &memoryParts{svc: memory.New(opts), inject: cfg.Memory.Enabled}
-}
-
-func (a *App) memoryOptions(cfg config.Config) memory.Options {
-	opts := memory.OptionsFrom(cfg)
-	opts.DB, opts.Logger, opts.Paused = a.db, a.log.With("part", "memory"), a.Paused
-	if _, err := memory.EndpointFrom(cfg); err != nil {
-		a.log.Warn("memory extraction will use the rule-based extractor until a model is configured", "why", err)
-	}
-	a.extract.set(a.extractor(cfg))
-	opts.Completer = &a.extract
-	opts.Outcome = func(err error) {
-		if !errors.Is(err, errNoExtractor) {
-			a.meter.Outcome(usage.Extraction, err)
-		}
-	}
-	if e := a.memoryEmbedder(cfg); e != nil {
-		opts.Embedder = e
-	}
-	return opts
-}
-
-// memoryEmbedder returns the embedding client (skills.embedding_* or
-// llm.*) when memory.retrieval_mode asks for embeddings, else nil.
-func (a *App) memoryEmbedder(cfg config.Config) *retrieval.Embedder {
-	if cfg.Memory.RetrievalMode == memory.ModeKeyword {
-		return nil
-	}
-	base, key := cfg.Skills.EmbeddingAPIBase, cfg.Skills.EmbeddingAPIKey
-	if base == "" {
-		base = cfg.LLM.APIBase
-		if p, ok := config.PresetByName(cfg.LLM.Provider); ok && p.API == "anthropic" {
-			a.log.Warn("memory.retrieval_mode needs an embeddings endpoint; set skills.embedding_api_base (using keyword search)")
-			return nil
-		}
-	}
-	if key == "" {
-		key = cfg.LLM.APIKey
-	}
-	return retrieval.NewEmbedder(a.db, base, key, cfg.Skills.EmbeddingModel)
-}
-
-func (m *memoryParts) injectors() []learning.Injector {
-	if !m.inject {
-		return nil
-	}
-	return []learning.Injector{m.svc}
-}
-
-func (m *memoryParts) api(db *store.DB) proxy.MemoryService { return memoryAPI{s: m.svc, db: db} }
-
-// startMemory feeds the proxy's events to the memory service and runs it.
-func (a *App) startMemory(ctx context.Context, m *memoryParts) {
-	a.subscribe(m.svc.Notify)
-	a.goService(ctx, "memory", m.svc.Serve)
-}
 
 // memoryAPI adapts the memory service to the proxy's memory endpoints.
 type memoryAPI struct {

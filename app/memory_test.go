@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
-	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -217,20 +217,16 @@ func (w *memoryWorld) start(cfg config.Config) {
 		Tags: w.fake.sc.TrapSkill.Tags, Body: w.fake.sc.TrapSkill.Body, Source: "test"}); err != nil {
 		w.t.Fatal(err)
 	}
-	var injectors []learning.Injector
-	if inj := a.setupSkills(ctx, cfg); inj != nil {
-		injectors = append(injectors, inj)
-	}
-	mem := a.newMemoryParts(cfg, w.clock.Now)
-	injectors = append(injectors, mem.injectors()...)
-	a.proxy = proxy.New(proxy.Options{Config: cfg, Recorder: a.db, Injectors: injectors, Memory: mem.api(a.db), Now: w.clock.Now})
+	a.learn = learner.Build(ctx, learner.Deps{DB: a.db, Config: cfg, Logger: a.log, Paused: a.Paused, Now: w.clock.Now})
+	a.proxy = proxy.New(proxy.Options{Config: cfg, Recorder: a.db, Injectors: a.learn.Injectors,
+		Memory: memoryAPI{s: a.learn.Memory, db: a.db}, Now: w.clock.Now})
 	if err := a.proxy.Listen("127.0.0.1:0"); err != nil {
 		w.t.Fatal(err)
 	}
 	w.url = "http://" + a.proxy.Addr()
 	ctx, a.cancel = context.WithCancel(ctx)
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, time.Second) })
-	a.startMemory(ctx, mem)
+	a.goService(ctx, "memory", a.learn.Memory.Serve)
 	a.goService(ctx, "events", a.pumpEvents)
 	w.stop = func() { a.cancel(); a.wg.Wait(); a.db.Close() }
 	w.t.Cleanup(w.stop)

@@ -5,13 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/evalsets"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
@@ -124,10 +124,9 @@ func evalMemory(t *testing.T, set *evalsets.Set) *memoryReport {
 		}
 	}
 	clock := &evalClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
-	a := &App{log: slog.New(slog.DiscardHandler), db: db, cfg: cfg}
-	parts := a.newMemoryParts(cfg, clock.now)
-	defer parts.svc.Retriever().Close()
-	units := importConversations(t, parts.svc, set.Conversations)
+	svc := learner.BuildMemory(learner.Deps{DB: db, Config: cfg, Now: clock.now})
+	defer svc.Retriever().Close()
+	units := importConversations(t, svc, set.Conversations)
 	ms, err := db.Memories(ctx, store.MemoryFilter{})
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +136,7 @@ func evalMemory(t *testing.T, set *evalsets.Set) *memoryReport {
 	for _, m := range ms {
 		ids[fmt.Sprint(m.ID)] = units[m.Scope+"\x00"+m.Content]
 	}
-	inj := parts.svc
+	inj := svc
 	for _, q := range set.Questions {
 		clock.t = q.AskedAt
 		res, err := inj.Inject(ctx, learning.InjectRequest{Scope: personScope(q.Person), Messages: []learning.Message{{Role: "user", Text: q.Question}}})

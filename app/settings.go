@@ -2,16 +2,11 @@ package app
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app/learner/llm"
-	"github.com/metaclaw/metaclaw/app/learner/memory"
-	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -89,11 +84,9 @@ func (a *App) applySettings(ctx context.Context) {
 	if a.proxy != nil {
 		a.proxy.SetConfig(cur)
 	}
-	if a.learner != nil {
-		a.learner.SetConfig(cur)
+	if a.learn.Learner != nil {
+		a.learn.SetConfig(cur)
 	}
-	a.meter.SetLimit(cur.Learning.MaxCallsPerDay)
-	a.extract.set(a.extractor(cur))
 	a.log.Info("settings applied without a restart", "keys", strings.Join(applied, ","))
 }
 
@@ -120,39 +113,3 @@ func (a *App) RequestRestart() { a.restartOnce.Do(func() { close(a.restarting) }
 
 // Restarting is closed when a restart was asked for.
 func (a *App) Restarting() <-chan struct{} { return a.restarting }
-
-// extractor is the metered model client memory extraction uses, or nil
-// (rules only) when none is configured.
-func (a *App) extractor(cfg config.Config) usage.Completer {
-	ep, err := memory.EndpointFrom(cfg)
-	if err != nil {
-		return nil
-	}
-	return a.meter.Metered(usage.Extraction, llm.New(ep))
-}
-
-// liveCompleter is a model client that can be replaced while in use: memory
-// extraction keeps it, settings swap what it calls.
-type liveCompleter struct {
-	c atomic.Pointer[usage.Completer]
-}
-
-func (l *liveCompleter) set(c usage.Completer) {
-	if c == nil {
-		l.c.Store(nil)
-		return
-	}
-	l.c.Store(&c)
-}
-
-func (l *liveCompleter) Complete(ctx context.Context, system, user string, opts llm.Options) (string, error) {
-	c := l.c.Load()
-	if c == nil {
-		return "", errNoExtractor
-	}
-	return (*c).Complete(ctx, system, user, opts)
-}
-
-// errNoExtractor is the answer of memory extraction's client while no
-// extraction model is configured: memory uses its rules.
-var errNoExtractor = errors.New("no extraction model is configured (memory.extract_* or llm.*)")

@@ -20,7 +20,7 @@ func TestExplainSkills(t *testing.T) {
 	if _, err := skills.InstallStarter(ctx, db, assets.Skills()); err != nil {
 		t.Fatal(err)
 	}
-	r := newSkillRetriever(db, config.Defaults(), nil)
+	r := skills.NewRetriever(db, skills.OptionsFrom(config.Defaults().Skills), nil)
 	defer r.Close()
 	inj := skillExplainer{r}
 	openaiBody := `{"model":"m","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":"[Sun 2026-11-29 20:59 UTC] write a git commit message for my staged changes"}]}`

@@ -51,8 +51,8 @@ func (a *App) Status() Status {
 	if p := a.skillFolderProblem(); p != "" {
 		st.Problems = append(st.Problems, p)
 	}
-	if a.trainer != nil {
-		ts := a.trainer.Status()
+	if t := a.Trainer(); t != nil {
+		ts := t.Status()
 		st.Training = ts.Training
 		if ts.LastError != "" {
 			st.Problems = append(st.Problems, "last training step failed (retried automatically): "+ts.LastError)
@@ -75,7 +75,7 @@ func (a *App) Status() Status {
 }
 
 func (a *App) learningStatus(ctx context.Context, now time.Time) LearningStatus {
-	ls := LearningStatus{Budget: a.meter.Budget(), Components: a.meter.Health()}
+	ls := LearningStatus{Budget: a.learn.Meter.Budget(), Components: a.learn.Meter.Health()}
 	ls.Today, _ = a.db.SpendSince(ctx, usage.Day(now))
 	return ls
 }

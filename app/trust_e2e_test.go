@@ -194,7 +194,7 @@ func TestDailyBudgetPausesLearning(t *testing.T) {
 	waitUntil(t, "the budget reached", func() bool { return a.Status().Learning.Budget.Reached })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := a.learner.Settle(ctx, "budget"); err != nil {
+	if err := a.learn.Learner.Settle(ctx, "budget"); err != nil {
 		t.Fatal(err)
 	}
 	if n := b.judgeCalls.Load() + b.evolverCalls.Load() + b.extractCalls.Load(); n != 2 {

@@ -61,9 +61,12 @@ func (w webControl) LogPath() string             { return filepath.Join(w.a.opts
 // service. A page that cannot bind (the port is taken) is logged and left
 // out: the proxy and learning go on without it, and WebURL stays empty.
 func (a *App) startWeb(ctx context.Context, cfg config.Config, mem *memory.Service) {
-	srv := web.New(web.Options{DB: a.db, Control: webControl{a}, Memory: webMemory{mem}, Logger: a.log.With("part", "web"),
-		Host: cfg.Web.Host, ValidateSkill: skills.Validate, SkillCategories: skills.Categories,
-		Skills: a.explainer, EfficacyFactor: skills.EfficacyFactor})
+	opts := web.Options{DB: a.db, Control: webControl{a}, Memory: webMemory{mem}, Logger: a.log.With("part", "web"),
+		Host: cfg.Web.Host, ValidateSkill: skills.Validate, SkillCategories: skills.Categories, EfficacyFactor: skills.EfficacyFactor}
+	if r := a.learn.Skills; r != nil {
+		opts.Skills = skillExplainer{r}
+	}
+	srv := web.New(opts)
 	addr := net.JoinHostPort(cfg.Web.Host, strconv.Itoa(cfg.Web.Port))
 	if err := srv.Listen(addr); err != nil {
 		a.log.Error("web page not started; set web.port to a free port", "err", err)

@@ -1,18 +1,27 @@
-// Package learner is the learning service behind the proxy. The app
-// forwards the proxy's events to it (Notify): when a main turn is recorded
-// it has the judge score the session's previous main turn, with this turn
-// as evidence; when a session ends it scores the last main turn (evidence
-// "session_end") and then runs the skill evolver on the session; with
-// skills.evolution_every_n_turns it also evolves every N main turns.
-// Nothing is judged or evolved while learning is paused.
+// Package learner is the front door of MetaClaw's learning half. Build
+// makes every learning service of a configuration from the store, the
+// log and the pause and training-window state: the skill retriever and
+// the memory service (the proxy's injectors, in that order), the judge
+// and the skill evolver (Learner), and in the training modes the policy
+// server and the trainer. It returns them as a Learning: the injectors,
+// the event sink (Notify), the policy for the proxy, the live settings
+// (SetConfig) and one list of Serve services for the app to run.
+//
+// The Learner is the judging and evolution service: when a main turn is
+// recorded it has the judge score the session's previous main turn, with
+// this turn as evidence; when a session ends it scores the last main turn
+// (evidence "session_end") and then runs the skill evolver on the
+// session; with skills.evolution_every_n_turns it also evolves every N
+// main turns. Nothing is judged or evolved while learning is paused.
 //
 // Work is bounded: a capped event queue (events beyond it are dropped and
 // counted), a few judge workers, and one evolver at a time. Serve owns
 // every goroutine and returns when its context ends, after in-flight work
 // finishes or, past a bounded wait, is abandoned.
 //
-// The app imports this package; it imports store, store/config and its own
-// subpackages (llm, judge, evolve, redact), never proxy or app.
+// The app imports this package; it imports store, store/config, assets,
+// proxy/learning (the types it shares with the proxy) and its own
+// subpackages, never proxy or app.
 package learner
 
 import (

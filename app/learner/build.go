@@ -1,0 +1,127 @@
+package learner
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/memory"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/app/learner/trainer"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
+	"github.com/metaclaw/metaclaw/proxy/learning"
+	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
+)
+
+// Deps is what Build needs from the app: the store, the configuration in
+// force, the log and the pause and training-window state.
+type Deps struct {
+	DB     *store.DB
+	Config config.Config
+	Home   string       // data directory: the policy's files
+	Logger *slog.Logger // nil discards
+	// Paused reports whether the person paused learning (nil: never).
+	Paused func() bool
+	// Windows are the training windows the trainer follows (nil: it needs
+	// none).
+	Windows trainer.Windows
+	// HFToken is the Hugging Face token the policy fetches its tokenizer
+	// with ("" anonymous).
+	HFToken string
+	Now     func() time.Time // memory's clock; nil: time.Now
+}
+
+// Service is one long-running part of learning, for the app to run on its
+// own goroutine.
+type Service struct {
+	Name  string
+	Serve func(ctx context.Context) error
+}
+
+// Learning is every learning service of a configuration, built by Build.
+// The app hands Injectors and Policy to the proxy, its events to Notify,
+// saved settings to SetConfig, and runs Services.
+type Learning struct {
+	// Injectors add skills, then memories, to main turns.
+	Injectors []learning.Injector
+	Services  []Service
+	Meter     *usage.Meter      // learning's calls, budget and health
+	Learner   *Learner          // judging and skill evolution
+	Skills    *skills.Retriever // nil when skills are off
+	Memory    *memory.Service
+	// Policy serves turns from the trained model; nil unless the mode
+	// trains the weights (rl, madmax) and its server could be made.
+	Policy  *Policy
+	Trainer *trainer.Trainer // nil when Policy is
+
+	extract *liveCompleter // memory extraction's model, swapped by SetConfig
+	log     *slog.Logger
+}
+
+// Build makes every learning service from d: the starter skills and the
+// skill retriever, the memory service, the judge and the skill evolver,
+// and in the training modes the policy server and the trainer. Nothing
+// runs until the app serves Services.
+func Build(ctx context.Context, d Deps) *Learning {
+	l, d := newLearning(d)
+	cfg := d.Config
+	if r := l.buildSkills(ctx, d); r != nil {
+		l.Skills = r
+		l.Injectors = append(l.Injectors, r)
+	}
+	l.Memory = l.buildMemory(d)
+	if cfg.Memory.Enabled {
+		l.Injectors = append(l.Injectors, l.Memory) // memories after skills
+	}
+	l.buildPolicy(d)
+	opts := Options{DB: d.DB, Config: cfg, Logger: d.Logger.With("part", "learner"), Paused: d.Paused, Meter: l.Meter}
+	if l.Skills != nil {
+		opts.Skills = l.Skills
+	}
+	l.Learner = New(opts)
+	l.serve("learner", l.Learner.Serve)
+	l.buildTrainer(d)
+	l.serve("memory", l.Memory.Serve)
+	return l
+}
+
+// BuildMemory makes only the memory service, as Build does (for tools and
+// evaluations that need no other part of learning).
+func BuildMemory(d Deps) *memory.Service {
+	l, d := newLearning(d)
+	return l.buildMemory(d)
+}
+
+// newLearning fills d's defaults and starts a Learning with its meter.
+func newLearning(d Deps) (*Learning, Deps) {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Paused == nil {
+		d.Paused = func() bool { return false }
+	}
+	l := &Learning{log: d.Logger, extract: &liveCompleter{}}
+	l.Meter = usage.New(usage.Options{DB: d.DB, Logger: d.Logger.With("part", "learner"), MaxCallsPerDay: d.Config.Learning.MaxCallsPerDay})
+	return l, d
+}
+
+func (l *Learning) serve(name string, f func(context.Context) error) {
+	l.Services = append(l.Services, Service{Name: name, Serve: f})
+}
+
+// Notify hands a proxy event to the learner and the memory service; it
+// never blocks.
+func (l *Learning) Notify(ev learning.Event) {
+	l.Learner.Notify(ev)
+	l.Memory.Notify(ev)
+}
+
+// SetConfig applies saved settings that take effect at once: the judge,
+// the evolver and their cadence, learning's daily budget and memory
+// extraction's model.
+func (l *Learning) SetConfig(cfg config.Config) {
+	l.Learner.SetConfig(cfg)
+	l.Meter.SetLimit(cfg.Learning.MaxCallsPerDay)
+	l.extract.set(l.extractor(cfg))
+}
