@@ -161,7 +161,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.startScheduler(ctx, cfg) // before learning, whose trainer follows its windows
 	a.learn = learner.Build(ctx, a.learningDeps(cfg))
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
-		Recorder: a.db, Injectors: a.learn.Injectors, Memory: memoryAPI{s: a.learn.Memory, db: a.db}, Policy: a.proxyPolicy(),
+		Recorder: a.db, Injectors: a.learn.Injectors, Memory: a.learn.MemoryAPI, Policy: a.proxyPolicy(),
 		Trainer: trainStepAPI{a}})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {

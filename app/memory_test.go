@@ -219,7 +219,7 @@ func (w *memoryWorld) start(cfg config.Config) {
 	}
 	a.learn = learner.Build(ctx, learner.Deps{DB: a.db, Config: cfg, Logger: a.log, Paused: a.Paused, Now: w.clock.Now})
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Recorder: a.db, Injectors: a.learn.Injectors,
-		Memory: memoryAPI{s: a.learn.Memory, db: a.db}, Now: w.clock.Now})
+		Memory: a.learn.MemoryAPI, Now: w.clock.Now})
 	if err := a.proxy.Listen("127.0.0.1:0"); err != nil {
 		w.t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 	"github.com/valyala/fasthttp"
 )
@@ -28,10 +29,15 @@ func sendError(c *fiber.Ctx, status int, code, message string) error {
 	return c.Send(openai.NewError(status, openai.ErrorTypeForStatus(status), code, message))
 }
 
-// errorHandler is Fiber's error handler: errors Fiber raises itself (body
-// too large, unknown route, method not allowed) and panics recovered into
-// errors get the client's API shape too.
+// errorHandler is Fiber's error handler: the answers of mounted learning
+// APIs (learning.HTTPError), errors Fiber raises itself (body too large,
+// unknown route, method not allowed) and panics recovered into errors get
+// the client's API shape too.
 func errorHandler(c *fiber.Ctx, err error) error {
+	var he *learning.HTTPError
+	if errors.As(err, &he) {
+		return sendError(c, he.Status, he.Code, he.Message)
+	}
 	var fe *fiber.Error
 	if errors.As(err, &fe) {
 		switch fe.Code {

@@ -1,7 +1,6 @@
 package proxy_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,19 +8,31 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/gofiber/fiber/v2"
 	"github.com/metaclaw/metaclaw/proxy"
-	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
-// fakeMemory records what the memory endpoints asked for.
+// fakeMemory is a memory API the proxy mounts: every route records the
+// call with the scope the proxy gave; /fail answers an HTTPError.
 type fakeMemory struct {
-	mu     sync.Mutex
-	calls  []string
-	ingest proxy.MemoryIngest
+	mu    sync.Mutex
+	calls []string
+}
+
+var _ proxy.MemoryAPI = (*fakeMemory)(nil)
+
+func (f *fakeMemory) Routes(g fiber.Router, scope func(*fiber.Ctx) string) {
+	g.Get("/fail", func(c *fiber.Ctx) error {
+		f.log("fail")
+		return learning.Errorf(http.StatusBadRequest, "invalid_request", "asked wrong")
+	})
+	g.All("/*", func(c *fiber.Ctx) error {
+		f.log("%s %s %s bounded=%v", c.Method(), c.Path(), scope(c), c.UserContext().Done() != nil)
+		return c.JSON(fiber.Map{"ok": true})
+	})
 }
 
 func (f *fakeMemory) log(format string, args ...any) {
@@ -30,37 +41,7 @@ func (f *fakeMemory) log(format string, args ...any) {
 	f.mu.Unlock()
 }
 
-func (f *fakeMemory) SearchMemories(_ context.Context, scope, query string, limit int) ([]proxy.MemoryHit, error) {
-	f.log("search %s %q %d", scope, query, limit)
-	m := store.Memory{ID: 7, Scope: scope, Type: store.MemoryPreference, Content: "Prefers tea.", Importance: 0.5,
-		CreatedAt: time.Unix(0, 0), UpdatedAt: time.Unix(0, 0)}
-	return []proxy.MemoryHit{{Memory: m, Relevance: 0.81234, Score: 0.7}}, nil
-}
-
-func (f *fakeMemory) AddMemory(_ context.Context, in store.MemoryInput) (proxy.MemoryChange, error) {
-	f.log("add %s %s %q pinned=%v source=%s", in.Scope, in.Type, in.Content, in.Pinned, in.Source)
-	if in.Content == "" {
-		return proxy.MemoryChange{}, fmt.Errorf("%w: content is empty", proxy.ErrInvalidMemory)
-	}
-	return proxy.MemoryChange{Outcome: "added", Memory: store.Memory{ID: 8, Scope: in.Scope, Type: in.Type, Content: in.Content}}, nil
-}
-
-func (f *fakeMemory) ForgetMemory(_ context.Context, scope string, id int64) ([]int64, error) {
-	f.log("forget %s %d", scope, id)
-	if id == 404 {
-		return nil, fmt.Errorf("memory 404: %w", store.ErrNotFound)
-	}
-	return []int64{id, 3}, nil
-}
-
-func (f *fakeMemory) IngestMemories(_ context.Context, req proxy.MemoryIngest) (proxy.MemoryIngestResult, error) {
-	f.mu.Lock()
-	f.ingest = req
-	f.mu.Unlock()
-	return proxy.MemoryIngestResult{Extractor: "model", Turns: len(req.Turns), Added: []int64{9}}, nil
-}
-
-func withMemory(m proxy.MemoryService) envOption {
+func withMemory(m proxy.MemoryAPI) envOption {
 	return func(_ *config.Config, o *proxy.Options) { o.Memory = m }
 }
 
@@ -86,7 +67,11 @@ func (e *env) do(method, path, body string, headers ...string) (int, map[string]
 	return resp.StatusCode, out
 }
 
-func TestMemoryEndpoints(t *testing.T) {
+// TestMemoryMount: the proxy mounts the memory API under /v1/memory behind
+// its guards, gives it the scope of the identity headers (else
+// memory.scope) and a context the server ends (not Background), and writes its HTTPErrors in the
+// OpenAI error shape. The endpoints themselves are tested in memapi.
+func TestMemoryMount(t *testing.T) {
 	t.Parallel()
 	fm := &fakeMemory{}
 	e := newEnv(t, withMemory(fm), withConfig(func(c *config.Config) { must(t, c.Set("memory.scope", "home")) }))
@@ -95,43 +80,18 @@ func TestMemoryEndpoints(t *testing.T) {
 		name, method, path, body string
 		headers                  []string
 		status                   int
-		call                     string // what the service was asked, "" for nothing
-		check                    func(t *testing.T, out map[string]any)
+		call                     string // what the API was asked, "" for nothing
 	}{
-		{"search default scope", "GET", "/v1/memory/search?q=tea+please&limit=3", "", nil, 200, `search home "tea please" 3`,
-			func(t *testing.T, out map[string]any) {
-				data := out["data"].([]any)[0].(map[string]any)
-				if data["content"] != "Prefers tea." || data["relevance"] != 0.812 || out["scope"] != "home" {
-					t.Errorf("body = %v", out)
-				}
-			}},
-		{"search scope from headers", "GET", "/v1/memory/search?q=tea", "", []string{"X-User-Id", "u1", "X-Workspace-Id", "w"}, 200,
-			`search user:u1/workspace:w "tea" 10`, nil},
-		{"search scope parameter wins", "GET", "/v1/memory/search?q=tea&scope=s9", "", []string{"X-Memory-Scope", "h"}, 200, `search s9 "tea" 10`, nil},
-		{"search needs q", "GET", "/v1/memory/search", "", nil, 400, "", nil},
-		{"search bad limit", "GET", "/v1/memory/search?q=x&limit=1000", "", nil, 400, "", nil},
-		{"add", "POST", "/v1/memory", `{"content":"Likes tea","type":"preference","pinned":true}`, js, 201,
-			`add home preference "Likes tea" pinned=true source=api`,
-			func(t *testing.T, out map[string]any) {
-				if out["outcome"] != "added" || out["memory"].(map[string]any)["id"] != 8.0 {
-					t.Errorf("body = %v", out)
-				}
-			}},
-		{"add defaults to fact", "POST", "/v1/memory", `{"content":"Has a cat","scope":"s2"}`, js, 201, `add s2 fact "Has a cat" pinned=false source=api`, nil},
-		{"add invalid", "POST", "/v1/memory", `{"content":""}`, js, 400, `add home fact "" pinned=false source=api`, nil},
-		{"add needs json", "POST", "/v1/memory", `content=x`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "", nil},
-		{"add bad json", "POST", "/v1/memory", `{`, js, 400, "", nil},
-		{"forget", "DELETE", "/v1/memory/5", "", []string{"X-Memory-Scope", "s3"}, 200, "forget s3 5",
-			func(t *testing.T, out map[string]any) {
-				if diff := cmp.Diff([]any{5.0, 3.0}, out["deleted"]); diff != "" {
-					t.Error(diff)
-				}
-			}},
-		{"forget unknown", "DELETE", "/v1/memory/404", "", nil, 404, "forget home 404", nil},
-		{"forget bad id", "DELETE", "/v1/memory/abc", "", nil, 400, "", nil},
-		{"browser page refused", "GET", "/v1/memory/search?q=tea", "", []string{"Origin", "https://evil.example"}, 403, "", nil},
-		{"rebinding host refused", "GET", "/v1/memory/search?q=tea", "", []string{"Host", "evil.example:30000"}, 403, "", nil},
-		{"localhost allowed", "GET", "/v1/memory/search?q=tea", "", []string{"Host", "localhost:30000"}, 200, `search home "tea" 10`, nil},
+		{"default scope", "GET", "/v1/memory/search?q=tea", "", nil, 200, "GET /v1/memory/search home bounded=true"},
+		{"scope from headers", "GET", "/v1/memory/search?q=tea", "", []string{"X-User-Id", "u1", "X-Workspace-Id", "w"}, 200,
+			"GET /v1/memory/search user:u1/workspace:w bounded=true"},
+		{"scope header", "DELETE", "/v1/memory/5", "", []string{"X-Memory-Scope", "s3"}, 200, "DELETE /v1/memory/5 s3 bounded=true"},
+		{"post json", "POST", "/v1/memory", `{"content":"x"}`, js, 200, "POST /v1/memory home bounded=true"},
+		{"post needs json", "POST", "/v1/memory", `content=x`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, ""},
+		{"api error", "GET", "/v1/memory/fail", "", nil, 400, "fail"},
+		{"browser page refused", "GET", "/v1/memory/search?q=tea", "", []string{"Origin", "https://evil.example"}, 403, ""},
+		{"rebinding host refused", "GET", "/v1/memory/search?q=tea", "", []string{"Host", "evil.example:30000"}, 403, ""},
+		{"localhost allowed", "GET", "/v1/memory/search?q=tea", "", []string{"Host", "localhost:30000"}, 200, "GET /v1/memory/search home bounded=true"},
 	}
 	for _, tt := range tests {
 		fm.mu.Lock()
@@ -148,31 +108,11 @@ func TestMemoryEndpoints(t *testing.T) {
 		calls := fm.calls
 		fm.mu.Unlock()
 		if tt.call == "" && len(calls) > 0 || tt.call != "" && (len(calls) != 1 || calls[0] != tt.call) {
-			t.Errorf("%s: service calls %q, want %q", tt.name, calls, tt.call)
-		}
-		if tt.check != nil && status == tt.status {
-			tt.check(t, out)
+			t.Errorf("%s: API calls %q, want %q", tt.name, calls, tt.call)
 		}
 	}
-}
-
-func TestMemoryIngestEndpoint(t *testing.T) {
-	t.Parallel()
-	fm := &fakeMemory{}
-	e := newEnv(t, withMemory(fm))
-	status, out := e.do("POST", "/v1/memory/ingest", `{"turns":[{"user":"I like tea","assistant":"Noted"}]}`,
-		"Content-Type", "application/json", "X-Memory-Scope", "s")
-	if status != 200 || out["extractor"] != "model" || out["turns"] != 1.0 {
-		t.Fatalf("ingest = %d %v", status, out)
-	}
-	want := proxy.MemoryIngest{Scope: "s", Turns: []proxy.MemoryTurn{{User: "I like tea", Assistant: "Noted"}}}
-	if diff := cmp.Diff(want, fm.ingest); diff != "" {
-		t.Error(diff)
-	}
-	// An empty body is the reference's "every buffered session" (none here).
-	status, out = e.do("POST", "/v1/memory/ingest", `{}`, "Content-Type", "application/json")
-	if status != 200 || out["added"] != 0.0 || out["buffered_turns"] != 0.0 {
-		t.Errorf("empty ingest = %d %v, want 200 with nothing added", status, out)
+	if _, out := e.do("GET", "/v1/memory/fail", ""); out["error"].(map[string]any)["code"] != "invalid_request" {
+		t.Errorf("the API's error code was not kept: %v", out)
 	}
 }
 

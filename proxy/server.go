@@ -45,8 +45,8 @@ type Options struct {
 	// reads whole to translate and record it (default 64 MiB); a larger
 	// one is answered 502. Streamed answers are bounded per event instead.
 	MaxAnswerBytes int64
-	// Memory serves /v1/memory/*; nil answers them 404.
-	Memory MemoryService
+	// Memory serves /v1/memory/* (memapi); nil answers them 404.
+	Memory MemoryAPI
 	// Trainer serves POST /v1/admin/train_step; nil answers it 503.
 	Trainer TrainStepper
 	// HeaderTimeout bounds the wait for a request's headers (10 s when
@@ -60,7 +60,6 @@ type Options struct {
 // Server is the proxy's HTTP server.
 type Server struct {
 	opts         Options
-	refMem       refBuffer            // turns of /v1/memory/buffer_turn (memory_ref.go)
 	lv           atomic.Pointer[live] // the configuration in force (live.go)
 	log          *slog.Logger
 	app          *fiber.App
@@ -137,6 +136,7 @@ func (s *Server) routes() {
 	v1.All("/messages", methodNotAllowed)
 	v1.Get("/models", s.handleModels)
 	s.memoryRoutes(v1)
+	s.adminRoutes(v1)
 	v1.All("/*", s.handlePassthrough)
 }
 

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/memory"
+	"github.com/metaclaw/metaclaw/app/learner/memory/memapi"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
@@ -50,6 +51,8 @@ type Learning struct {
 	Learner   *Learner          // judging and skill evolution
 	Skills    *skills.Retriever // nil when skills are off
 	Memory    *memory.Service
+	// MemoryAPI is the memory HTTP API for the proxy to mount.
+	MemoryAPI *memapi.API
 	// Policy serves turns from the trained model; nil unless the mode
 	// trains the weights (rl, madmax) and its server could be made.
 	Policy  *Policy
@@ -60,7 +63,7 @@ type Learning struct {
 }
 
 // Build makes every learning service from d: the starter skills and the
-// skill retriever, the memory service, the judge and the skill evolver,
+// skill retriever, the memory service and its HTTP API, the judge and the skill evolver,
 // and in the training modes the policy server and the trainer. Nothing
 // runs until the app serves Services.
 func Build(ctx context.Context, d Deps) *Learning {
@@ -71,6 +74,8 @@ func Build(ctx context.Context, d Deps) *Learning {
 		l.Injectors = append(l.Injectors, r)
 	}
 	l.Memory = l.buildMemory(d)
+	l.MemoryAPI = memapi.New(memapi.Options{Service: l.Memory, Reader: d.DB, FlushEvery: cfg.Memory.FlushEvery,
+		Logger: d.Logger.With("part", "memory")})
 	if cfg.Memory.Enabled {
 		l.Injectors = append(l.Injectors, l.Memory) // memories after skills
 	}

@@ -1,8 +1,9 @@
 // Package learning holds the few types the proxy and the learning half
 // share, so that neither converts the other's copies: the events the proxy
 // publishes when it records a turn or a session ends, a conversation
-// message reduced to its role and text, and the Injector the proxy calls
-// on main turns with its request and answer.
+// message reduced to its role and text, the Injector the proxy calls on
+// main turns with its request and answer, and the HTTPError with which a
+// learning API the proxy mounts (memory's) answers in the proxy's shape.
 //
 // It imports nothing of MetaClaw's. The proxy, app/learner and its
 // subpackages (skills, memory, retrieval) and app import it.
@@ -10,6 +11,7 @@ package learning
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
@@ -65,4 +67,20 @@ type InjectRequest struct {
 type Injection struct {
 	Text string   // Markdown placed in the system prompt
 	IDs  []string // ids of the injected items, recorded with the turn
+}
+
+// HTTPError is an answer a learning HTTP API (the memory API the proxy
+// mounts) gives instead of a body: the proxy writes it in its error shape
+// with Status, Code and Message.
+type HTTPError struct {
+	Status  int
+	Code    string // e.g. "invalid_request", "not_found"
+	Message string
+}
+
+func (e *HTTPError) Error() string { return e.Message }
+
+// Errorf returns an HTTPError with a formatted message.
+func Errorf(status int, code, format string, args ...any) *HTTPError {
+	return &HTTPError{Status: status, Code: code, Message: fmt.Sprintf(format, args...)}
 }
