@@ -9,10 +9,14 @@ import (
 const module = "github.com/metaclaw/metaclaw"
 
 // layerOf names the layer of a project package, per DESIGN.md:
-// store, assets ← idle, proxy/* ← proxy, learner, web ← app ← app/cmd.
+// store, assets ← idle, proxy/* ← proxy, learner, web ← app ← app/cmd,
+// with proxy/learning ("shared": the types the proxy and the learner
+// share) beside the bottom layers.
 func layerOf(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	switch {
+	case rel == sharedPkg:
+		return "shared"
 	case rel == "store" || strings.HasPrefix(rel, "store/"):
 		return "store"
 	case rel == "assets" || strings.HasPrefix(rel, "assets/"):
@@ -36,27 +40,41 @@ func layerOf(pkg string) string {
 // allowed lists, for each layer, the layers it may depend on (itself
 // included where packages of a layer use each other).
 var allowed = map[string][]string{
+	"shared":  {}, // imports nothing of ours
 	"store":   {"store"},
 	"assets":  {"assets"},
 	"idle":    {"idle", "store", "assets"},
 	"proxy/*": {"proxy/*", "store", "assets"},
-	"proxy":   {"proxy/*", "store", "assets", "idle"},
-	"learner": {"learner", "proxy/*", "store", "assets", "idle"},
+	"proxy":   {"shared", "proxy/*", "store", "assets", "idle"},
+	"learner": {"shared", "learner", "proxy/*", "store", "assets", "idle"},
 	"web":     {"web", "proxy/*", "store", "assets", "idle"},
-	"app":     {"app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
-	"cmd":     {"app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
+	"app":     {"shared", "app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
+	"cmd":     {"shared", "app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
 }
+
+// sharedPkg holds the event, message and injector types of the proxy and
+// the learner; sharers must import it rather than keep copies.
+const sharedPkg = "proxy/learning"
+
+// sharers are the packages that exchange those types.
+var sharers = []string{"proxy", "app/learner", "app/learner/skills", "app/learner/memory", "app/learner/memory/memapi"}
 
 func TestImportRule(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"/...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	seen := 0
+	seen, sharing := 0, 0
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		parts := strings.Split(line, "|")
 		pkg, imports, deps := parts[0], strings.Fields(parts[1]), strings.Fields(parts[2])
 		seen++
+		if rel := strings.TrimPrefix(pkg, module+"/"); contains(sharers, rel) {
+			sharing++
+			if !contains(imports, module+"/"+sharedPkg) {
+				t.Errorf("%s does not import %s: it must use the shared event, message and injector types", pkg, sharedPkg)
+			}
+		}
 		layer := layerOf(pkg)
 		if contains(imports, "fyne.io/systray") && pkg != module+"/app/tray" {
 			t.Errorf("%s imports fyne.io/systray; only app/tray may", pkg)
@@ -76,6 +94,9 @@ func TestImportRule(t *testing.T) {
 			}
 		}
 	}
+	if sharing != len(sharers) {
+		t.Errorf("go list saw %d of the %d packages that share %s: update sharers", sharing, len(sharers), sharedPkg)
+	}
 	if seen < 5 {
 		t.Fatalf("go list saw only %d packages", seen)
 	}
@@ -86,6 +107,8 @@ func TestLayerOf(t *testing.T) {
 		module + "/store": "store", module + "/store/config": "store", module + "/proxy": "proxy",
 		module + "/proxy/openai": "proxy/*", module + "/app/learner/tinker": "learner", module + "/app/tray": "app",
 		module + "/app/cmd/metaclaw": "cmd", module + "/web": "web", module + "/idle": "idle",
+		module + "/proxy/learning": "shared", module + "/proxy/learningx": "proxy/*",
+		module + "/app/learner/memory/memapi": "learner",
 	} {
 		if got := layerOf(pkg); got != want {
 			t.Errorf("layerOf(%s) = %s, want %s", pkg, got, want)
