@@ -1,9 +1,11 @@
 // Package app is MetaClaw's headless core, the composition root: New opens
 // the data directory (instance lock, database, configuration), Start runs
-// every service (proxy, and later the learner, scheduler and web page), and
-// Stop ends them all. App owns every goroutine it starts. The tray
-// (app/tray) and the CLI (app/cli) are thin skins over it. Nothing below app
-// imports it.
+// every service — the training windows, the learning services that
+// learner.Build makes (their injectors, policy and memory API handed to the
+// proxy, the proxy's events to their sink), the proxy, the skills folder,
+// programmatic rollout, the settings watch and the web page — and Stop ends
+// them all. App owns every goroutine it starts. The tray (app/tray) and the
+// CLI (app/cli) are thin skins over it. Nothing below app imports it.
 package app
 
 import (
