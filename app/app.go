@@ -71,19 +71,18 @@ type App struct {
 	restartOnce sync.Once
 	restarting  chan struct{} // closed by RequestRestart
 
-	proxy     *proxy.Server
-	learn     *learner.Learning  // every learning service; empty until Start
-	explainer web.SkillExplainer // the skill retriever for the web page; nil when skills are off
-	web       *web.Server        // nil when the web page could not bind
-	pause     pauseCache
-	sched     schedRun            // training windows (scheduler.go)
-	folder    *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
-	cancel    context.CancelFunc
-	wg        sync.WaitGroup
-	done      chan struct{} // closed when a service stops on its own
-	once      sync.Once
-	errMu     sync.Mutex // guards err
-	err       error
+	proxy  *proxy.Server
+	learn  *learner.Learning // every learning service; empty until Start
+	web    *web.Server       // nil when the web page could not bind
+	pause  pauseCache
+	sched  schedRun            // training windows (scheduler.go)
+	folder *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	done   chan struct{} // closed when a service stops on its own
+	once   sync.Once
+	errMu  sync.Mutex // guards err
+	err    error
 }
 
 // New takes the data directory's lock, opens the database and loads the
