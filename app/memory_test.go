@@ -209,8 +209,8 @@ func newMemoryWorld(t *testing.T, sc script) *memoryWorld {
 	return w
 }
 
-// start mirrors App.Start: skills then memory injectors, the memory
-// endpoints, the proxy, the event pump and the memory service.
+// start mirrors App.Start: learner.Build's injectors and memory API for
+// the proxy, the event pump and the memory service (not the judge).
 func (w *memoryWorld) start(cfg config.Config) {
 	a, ctx := w.a, context.Background()
 	if _, _, err := a.db.PutSkill(ctx, store.SkillInput{Name: w.fake.sc.TrapSkill.Name, Description: w.fake.sc.TrapSkill.Description,
