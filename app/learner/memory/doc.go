@@ -27,11 +27,14 @@
 //     session's date); a question about time gets the dates rendered.
 //     The store's FTS5 index stays the search of record: it cannot answer
 //     within the per-turn budget at 100,000 memories (docs/performance.md).
-//   - Service: Serve runs extraction on the proxy's events, retries queued
-//     model passes, decays episodes, records usage and compacts the
-//     database after "forget".
+//   - Service: Serve runs extraction on the proxy's events (Notify, with
+//     learning.Event), retries queued model passes, decays episodes,
+//     records usage and compacts the database after "forget". The Service
+//     is the proxy's memory injector itself (Inject); its HTTP API is
+//     memory/memapi.
 //
-// app wires it to the proxy; app/cli uses it for `metaclaw memory`. It
-// imports store, store/config, the learner's llm, redact and retrieval
-// packages and its internal helpers; nothing below app imports it.
+// learner.Build makes it and hands it to the proxy; app/cli uses it for
+// `metaclaw memory`. It imports store, store/config, proxy/learning, the
+// learner's llm, redact and retrieval packages and its internal helpers;
+// nothing below app imports it.
 package memory
