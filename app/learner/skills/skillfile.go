@@ -4,8 +4,9 @@
 // starter bank, and selecting the skills to inject into a turn: ranked by
 // the retrieval core (app/learner/retrieval), adjusted by each skill's
 // efficacy, and injected only when the evidence says they fit, within
-// skills.top_k and a token budget. Persistence is in store; app wires the
-// selection into the proxy.
+// skills.top_k and a token budget. The Retriever is the proxy's skill
+// injector itself (learning.Injector); learner.Build hands it to the
+// proxy. Persistence is in store.
 package skills
 
 import (
