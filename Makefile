@@ -24,8 +24,14 @@ test: ## run every test with the race detector (METACLAW_E2E=1: missing tools fa
 
 BENCH_COUNT ?= 3
 
-bench: ## run the benchmarks (startup, proxy overhead, RSS under load); print each run and the medians
-	@set -o pipefail; { \
+BENCHSTAT_VERSION := v0.0.0-20260908200009-22c9c6c9d4da
+BENCHSTAT         := $(shell $(GO) env GOPATH)/bin/benchstat
+BENCH_OUT         ?= bin/bench.txt
+
+bench: ## run the benchmarks (the real binary's added latency, startup, RSS; proxy, store, retrieval); benchstat summary
+	@test -x $(BENCHSTAT) || GOBIN=$(dir $(BENCHSTAT)) $(GO) install golang.org/x/perf/cmd/benchstat@$(BENCHSTAT_VERSION)
+	@mkdir -p $(dir $(BENCH_OUT)); set -o pipefail; { \
+	$(GO) test -run '^$$' -bench '^BenchmarkAddedLatency$$' -benchtime 400x -count $(BENCH_COUNT) ./app/cmd/metaclaw/ && \
 	$(GO) test -run '^$$' -bench StartToHealthy -benchtime 20x -count $(BENCH_COUNT) ./app/cmd/metaclaw/ && \
 	$(GO) test -run '^$$' -bench ProxyRSSUnderLoad -benchtime 20000x -count $(BENCH_COUNT) ./app/cmd/metaclaw/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkMemory(Retrieval|FTS5|Ingest|Forget)$$' -benchtime 2s -count $(BENCH_COUNT) ./app/learner/memory/ && \
@@ -34,31 +40,8 @@ bench: ## run the benchmarks (startup, proxy overhead, RSS under load); print ea
 	$(GO) test -run '^$$' -bench '^BenchmarkRecordSession$$' -benchtime 2000x -count $(BENCH_COUNT) ./store/ && \
 	$(GO) test -run '^$$' -bench '^BenchmarkLargeRequest$$' -benchtime 1000x -count $(BENCH_COUNT) ./proxy/ && \
 	$(GO) test -run '^$$' -bench '^Benchmark(Direct|Proxy|ProxyBare|ProxyParts|HopFloor)$$' -benchtime 5000x -count $(BENCH_COUNT) ./proxy/; \
-	} | grep -E '^(Benchmark|ok|FAIL|--- FAIL|\s+\S+\.go:[0-9]+: )' | awk '$(BENCH_SUMMARY)'
-
-# BENCH_SUMMARY prints the benchmark lines as they come, then the median of
-# every metric over the -count runs, then what the proxy adds (median
-# BenchmarkProxy/x minus median BenchmarkDirect/x, and likewise x/proxy minus
-# x/direct; req/s as a percentage).
-BENCH_SUMMARY = { print; fflush() } \
-	/^Benchmark/ { n = $$1; sub(/-[0-9]+$$/, "", n); if (!(n in seen)) { seen[n] = 1; names[++nn] = n } \
-	  for (i = 3; i < NF; i += 2) { k = n SUBSEP $$(i+1); if (!(k in vals)) units[n] = units[n] " " $$(i+1); vals[k] = vals[k] " " $$i } } \
-	function f(v) { return sprintf(v >= 100 || v <= -100 ? "%.0f" : "%.2f", v) } \
-	function median(s,  a, c, i, j, t) { c = split(s, a, " "); \
-	  for (i = 2; i <= c; i++) { t = a[i] + 0; for (j = i - 1; j >= 1 && a[j] + 0 > t; j--) a[j+1] = a[j]; a[j+1] = t } \
-	  return c % 2 ? a[(c+1)/2] : (a[c/2] + a[c/2+1]) / 2 } \
-	END { print "\nmedians:"; \
-	  for (x = 1; x <= nn; x++) { n = names[x]; line = sprintf("%-42s", n); c = split(units[n], u, " "); \
-	    for (y = 1; y <= c; y++) { m[n, u[y]] = median(vals[n SUBSEP u[y]]); line = line "  " f(m[n, u[y]]) " " u[y] } print line } \
-	  print "\nadded by the proxy (in-process):"; \
-	  for (x = 1; x <= nn; x++) { n = names[x]; d = n; label = n; \
-	    if (n ~ /^BenchmarkProxy\//) { sub(/^BenchmarkProxy/, "BenchmarkDirect", d); label = substr(n, 16) } \
-	    else if (n ~ /\/proxy$$/) { sub(/\/proxy$$/, "/direct", d); sub(/^Benchmark/, "", label); sub(/\/proxy$$/, "", label) } \
-	    else continue; \
-	    line = sprintf("%-42s", label); c = split(units[n], u, " "); \
-	    for (y = 1; y <= c; y++) { if (!((d, u[y]) in m) || u[y] == "ns/op") continue; \
-	      if (u[y] == "req/s") line = line sprintf("  %.1f%% of direct req/s", 100 * m[n, u[y]] / m[d, u[y]]); \
-	      else line = line "  +" f(m[n, u[y]] - m[d, u[y]]) " " u[y] } print line } }
+	} | grep --line-buffered -E '^(Benchmark|goos|goarch|pkg|cpu|ok|FAIL|--- FAIL|\s+\S+\.go:[0-9]+: )' | tee $(BENCH_OUT)
+	@echo; $(BENCHSTAT) $(BENCH_OUT)
 
 check: ## vet, macOS type-check, formatting, docs and package docs, and a check that generated files are up to date
 	$(GO) vet ./...

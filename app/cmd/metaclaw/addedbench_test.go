@@ -36,9 +36,11 @@ import (
 //	learning-off/openai-*          the openai rows with learning paused
 //	                               (`metaclaw pause`)
 //
-// Each row reports direct-p50-ms, proxy-p50-ms and added-p50-ms (their
+// Each row reports direct-p50-ns, proxy-p50-ns and added-p50-ns (their
 // difference; for the stream row the same of the first event),
-// added-p90-ms (the same at the 90th percentile) and peak-RSS-MB, the largest VmRSS of the metaclaw process during the row.
+// added-p90-ns (the same at the 90th percentile) and peak-RSS-bytes, the
+// largest VmRSS of the metaclaw process during the row. benchstat shows
+// the times in seconds (added-p50-sec) and the bytes in MiB.
 //
 //	go test -run '^$' -bench AddedLatency -benchtime 400x -count 5 ./app/cmd/metaclaw/
 //
@@ -172,19 +174,19 @@ func (r addedRow) bench(b *testing.B, client *http.Client, fake string, in *adde
 	b.StopTimer()
 	close(stop)
 	dm, pm := quantile(d, 0.5), quantile(p, 0.5)
-	b.ReportMetric(dm, "direct-p50-ms")
-	b.ReportMetric(pm, "proxy-p50-ms")
-	b.ReportMetric(pm-dm, "added-p50-ms")
-	b.ReportMetric(quantile(p, 0.9)-quantile(d, 0.9), "added-p90-ms")
-	b.ReportMetric(float64(<-peak)/1024, "peak-RSS-MB")
+	b.ReportMetric(dm, "direct-p50-ns")
+	b.ReportMetric(pm, "proxy-p50-ns")
+	b.ReportMetric(pm-dm, "added-p50-ns")
+	b.ReportMetric(quantile(p, 0.9)-quantile(d, 0.9), "added-p90-ns")
+	b.ReportMetric(float64(<-peak)*1024, "peak-RSS-bytes")
 }
 
-// quantile returns the q-quantile of ds (nearest rank) in milliseconds.
+// quantile returns the q-quantile of ds (nearest rank) in nanoseconds.
 func quantile(ds []time.Duration, q float64) float64 {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	i := min(len(s)-1, int(q*float64(len(s))))
-	return float64(s[i].Nanoseconds()) / 1e6
+	return float64(s[i].Nanoseconds())
 }
 
 // addedClient is a keep-alive client: one connection to each server.
