@@ -14,6 +14,7 @@ package redact
 import (
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Marker replaces every secret.
@@ -23,14 +24,43 @@ const Marker = "[REDACTED]"
 type rule struct {
 	re      *regexp.Regexp
 	rewrite func(s string, m []int) string // m: submatch indexes of one match in s
+	// needs lists strings one of which every match contains, so that the
+	// pattern runs only on text that holds one (nil: always run). With
+	// fold they are lower case and the match is case-insensitive: the
+	// check is then exact only for ASCII text (Unicode folding maps ſ to s
+	// and K, the Kelvin sign, to k), other text always runs the pattern.
+	needs []string
+	fold  bool
 }
 
 var rules = []rule{
-	{privateKeyRE, func(string, []int) string { return Marker }},
-	{prefixedRE, func(string, []int) string { return Marker }},
-	{urlCredRE, rewriteGroup(2, func(string) bool { return true })},
-	{assignRE, rewriteAssignment},
-	{keywordRE, rewriteKeyword},
+	{re: privateKeyRE, rewrite: func(string, []int) string { return Marker }, needs: []string{"PRIVATE KEY"}},
+	{re: prefixedRE, rewrite: func(string, []int) string { return Marker }, needs: []string{
+		"sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza",
+		"hf_", "glpat-", "_live_", "_test_", "eyJ"}},
+	{re: urlCredRE, rewrite: rewriteGroup(2, func(string) bool { return true }), needs: []string{"://"}},
+	{re: assignRE, rewrite: rewriteAssignment, fold: true, needs: []string{
+		"passw", "passphrase", "pwd", "secret", "token", "api", "access", "private", "credential"}},
+	{re: keywordRE, rewrite: rewriteKeyword, fold: true, needs: []string{
+		"bearer", "basic", "token", "key", "secret", "passw"}},
+}
+
+// mayMatch reports whether text (lower: text in lower case when text is
+// ASCII, else "") may hold a match of r.
+func (r rule) mayMatch(text, lower string) bool {
+	if r.needs == nil || r.fold && lower == "" && text != "" {
+		return true
+	}
+	in := text
+	if r.fold {
+		in = lower
+	}
+	for _, n := range r.needs {
+		if strings.Contains(in, n) {
+			return true
+		}
+	}
+	return false
 }
 
 var (
@@ -82,11 +112,30 @@ func Redact(text string) string {
 	return text
 }
 
+// redactOnce applies every rule once, skipping those whose pattern
+// cannot match (rule.needs): most text holds no secret and no telling
+// word, and the case-insensitive patterns are costly to run.
 func redactOnce(text string) string {
+	lower := asciiLower(text)
 	for _, r := range rules {
-		text = replace(r.re, text, r.rewrite)
+		if !r.mayMatch(text, lower) {
+			continue
+		}
+		if next := replace(r.re, text, r.rewrite); next != text {
+			text, lower = next, asciiLower(next)
+		}
 	}
 	return text
+}
+
+// asciiLower returns text in lower case when it is all ASCII, else "".
+func asciiLower(text string) string {
+	for i := 0; i < len(text); i++ {
+		if text[i] >= utf8.RuneSelf {
+			return ""
+		}
+	}
+	return strings.ToLower(text)
 }
 
 // replace rewrites every match of re in s.

@@ -82,6 +82,9 @@ func FuzzRedact(f *testing.F) {
 		if again := Redact(got); again != got {
 			t.Fatalf("not idempotent:\n in   %q\n once %q\n twice %q", s, got, again)
 		}
+		if want := redactEveryRule(s); got != want {
+			t.Fatalf("skipping rules changed the result:\n in   %q\n got  %q\n want %q", s, got, want)
+		}
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
 			t.Fatalf("valid UTF-8 became invalid: %q -> %q", s, got)
 		}
@@ -89,6 +92,47 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("password leaked: %q", got)
 		}
 	})
+}
+
+// redactEveryRule is Redact without skipping any rule.
+func redactEveryRule(text string) string {
+	for range 3 {
+		next := text
+		for _, r := range rules {
+			next = replace(r.re, next, r.rewrite)
+		}
+		if next == text {
+			break
+		}
+		text = next
+	}
+	return text
+}
+
+// TestRedactSkipsExactly checks that skipping the rules whose words are
+// missing changes nothing, on the cases of TestRedact and on text where
+// only Unicode case folding makes the words appear.
+func TestRedactSkipsExactly(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{
+		"plain prose with nothing to hide", "password=hunter2", "ſecret: Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5",
+		"apiKey=abcd1234efgh5678", "Bearer abc123def456", "TOKEN 3f2a9c0b1d4e5f60718293a4b5c6d7e8",
+		"postgres://admin:s3cret@db.local/app", "sk-proj-AbCdEf0123456789xyzXYZ", "",
+	} {
+		if got, want := Redact(s), redactEveryRule(s); got != want {
+			t.Errorf("Redact(%q) = %q, every rule gives %q", s, got, want)
+		}
+	}
+}
+
+// BenchmarkRedactPlain is the common case: an agent's answer with no
+// secret and no telling word.
+func BenchmarkRedactPlain(b *testing.B) {
+	text := strings.Repeat("Running `go test -race ./...` now; I will report the first failure and my guess. ", 18)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Redact(text)
+	}
 }
 
 func BenchmarkRedact(b *testing.B) {
