@@ -104,7 +104,9 @@ func (s *Service) contextBefore(ctx context.Context, sessionID string, through i
 	if through == 0 {
 		return nil, nil
 	}
-	turns, err := s.db.MainTurnsAfter(ctx, sessionID, max(0, through-8), 0)
+	// At most eight turns: those numbered up to through (the later ones,
+	// which the pass reads anyway, would be read here in full for nothing).
+	turns, err := s.db.MainTurnsAfter(ctx, sessionID, max(0, through-8), 8)
 	if err != nil {
 		return nil, err
 	}
