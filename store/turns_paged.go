@@ -40,3 +40,12 @@ func (db *DB) RecentSessionTurns(ctx context.Context, sessionID, turnType string
 		WHERE session_id = ? AND (? = '' OR turn_type = ?) ORDER BY turn_num DESC LIMIT ?) ORDER BY turn_num`,
 		sessionID, turnType, turnType, limit)
 }
+
+// RecentSessionTurnsBrief is RecentSessionTurns without the requests
+// (Request is nil), for readers that need them only for some turns
+// (TurnsByID).
+func (db *DB) RecentSessionTurnsBrief(ctx context.Context, sessionID, turnType string, limit int) ([]Turn, error) {
+	return db.queryTurns(ctx, "SELECT * FROM (SELECT "+turnColsBrief+` FROM turns
+		WHERE session_id = ? AND (? = '' OR turn_type = ?) ORDER BY turn_num DESC LIMIT ?) ORDER BY turn_num`,
+		sessionID, turnType, turnType, limit)
+}

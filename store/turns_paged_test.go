@@ -36,6 +36,15 @@ func TestSessionTurnHeadsAndRecent(t *testing.T) {
 	if recent[0].TurnNum != 7 || recent[1].TurnNum != 8 || recent[2].TurnNum != 10 || len(recent[2].Request) == 0 {
 		t.Fatalf("recent turn numbers %d %d %d", recent[0].TurnNum, recent[1].TurnNum, recent[2].TurnNum)
 	}
+	brief, err := db.RecentSessionTurnsBrief(ctx, "s", TurnMain, 3)
+	if err != nil || len(brief) != 3 {
+		t.Fatalf("brief = %+v, %v", brief, err)
+	}
+	for i, b := range brief {
+		if b.ID != recent[i].ID || b.TurnNum != recent[i].TurnNum || !b.CreatedAt.Equal(recent[i].CreatedAt) || b.Request != nil {
+			t.Fatalf("brief turn %d = %+v, want %+v without its request", i, b, recent[i])
+		}
+	}
 	all, err := db.RecentSessionTurns(ctx, "s", "", 100)
 	if err != nil || len(all) != 10 {
 		t.Fatalf("all = %d, %v", len(all), err)

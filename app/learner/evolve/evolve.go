@@ -64,6 +64,10 @@ type Evolver struct {
 	client  Completer
 	log     *slog.Logger
 	timeout time.Duration
+	// instructions keeps each read turn's instruction: evolution runs
+	// every few turns and reads the latest MaxReadTurns, so most of them
+	// were read, with their whole requests, the time before.
+	instructions instructionCache
 }
 
 // New returns an evolver.

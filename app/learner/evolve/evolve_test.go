@@ -369,3 +369,32 @@ func TestEvolveRedacts(t *testing.T) {
 		}
 	}
 }
+
+// TestEvolveAgainShowsEveryInstruction evolves a session twice with a turn
+// recorded between: the second prompt holds the instructions of the turns
+// read the first time (kept, not read again) and of the new one.
+func TestEvolveAgainShowsEveryInstruction(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.reply(t)
+	if _, err := f.ev.Evolve(context.Background(), "s1"); err != nil {
+		t.Fatal(err)
+	}
+	learntest.Record(t, f.db, store.Turn{SessionID: "s1", Request: learntest.OpenAIRequest(Msg{Role: "user", Text: "Fix the parser then"}),
+		ResponseText: "Fixed: the loop now keeps the last token."})
+	f.reply(t)
+	res, err := f.ev.Evolve(context.Background(), "s1")
+	if err != nil || len(res.TurnIDs) != 4 {
+		t.Fatalf("second Evolve = %+v, %v", res, err)
+	}
+	reqs := f.up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests to the evolver, want 2", len(reqs))
+	}
+	p := learntest.PromptOf(reqs[1].Body).User
+	for _, s := range []string{"List the files", "Why does TestParse fail?", "It is not flaky", "Fix the parser then"} {
+		if !strings.Contains(p, s) {
+			t.Errorf("second prompt lacks %q", s)
+		}
+	}
+}

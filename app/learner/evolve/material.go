@@ -73,8 +73,11 @@ func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, erro
 	// Only the latest turns are read with their bodies: each request holds
 	// the whole conversation so far, so reading a long session in full is
 	// quadratic, and evolution runs every few turns anyway.
-	turns, err := e.db.RecentSessionTurns(ctx, sessionID, store.TurnMain, MaxReadTurns)
+	turns, err := e.db.RecentSessionTurnsBrief(ctx, sessionID, store.TurnMain, MaxReadTurns)
 	if err != nil {
+		return nil, err
+	}
+	if err := e.instructions.fill(ctx, e.db, turns); err != nil {
 		return nil, err
 	}
 	var all []shownTurn
@@ -94,10 +97,7 @@ func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, erro
 }
 
 func (e *Evolver) readTurn(ctx context.Context, t store.Turn) (shownTurn, error) {
-	st := shownTurn{turn: t}
-	if msgs, err := transcript.Texts(t.Request); err == nil {
-		st.instruction = transcript.Instruction(msgs)
-	}
+	st := shownTurn{turn: t, instruction: e.instructions.get(t)}
 	sc, err := e.db.TurnScore(ctx, t.ID)
 	switch {
 	case err == nil:
