@@ -33,13 +33,16 @@ import (
 //	                               (direct sends the upstream's shape)
 //	stream-first-event             OpenAI client, 3 KB, streamed: the time
 //	                               to the first SSE data line
-//	learning-off/openai-*          the openai rows with learning paused
+//	learning-off/...               openai-3KB, openai-50KB and
+//	                               stream-first-event with learning paused
 //	                               (`metaclaw pause`)
 //
 // Each row reports direct-p50-ns, proxy-p50-ns and added-p50-ns (their
 // difference; for the stream row the same of the first event),
 // added-p90-ns (the same at the 90th percentile) and peak-RSS-bytes, the
-// largest VmRSS of the metaclaw process during the row. benchstat shows
+// largest VmRSS of the metaclaw process during the row, and cpu-ns/req,
+// the CPU time the metaclaw process spent a request, counting the
+// learning the row caused until the process is idle again. benchstat shows
 // the times in seconds (added-p50-sec) and the bytes in MiB.
 //
 //	go test -run '^$' -bench AddedLatency -benchtime 400x -count 5 ./app/cmd/metaclaw/
@@ -91,14 +94,16 @@ var (
 	openai3KBStream             = agentBody(false, true, smallAgent)
 )
 
+var streamRow = addedRow{name: "stream-first-event", path: "/v1/chat/completions", body: openai3KBStream,
+	directPath: "/v1/chat/completions", directBody: openai3KBStream, stream: true}
+
 var addedGroups = []addedGroup{
 	{provider: "custom", rows: []addedRow{
 		openaiRow("openai-3KB", openai3KB),
 		openaiRow("openai-50KB", openai50KB),
 		{name: "translated-50KB", path: "/v1/messages", body: anthropic50KB,
 			directPath: "/v1/chat/completions", directBody: openai50KB},
-		{name: "stream-first-event", path: "/v1/chat/completions", body: openai3KBStream,
-			directPath: "/v1/chat/completions", directBody: openai3KBStream, stream: true},
+		streamRow,
 	}},
 	{provider: "anthropic", rows: []addedRow{
 		anthropicRow("anthropic-3KB", anthropic3KB),
@@ -107,6 +112,7 @@ var addedGroups = []addedGroup{
 	{prefix: "learning-off/", provider: "custom", paused: true, rows: []addedRow{
 		openaiRow("openai-3KB", openai3KB),
 		openaiRow("openai-50KB", openai50KB),
+		streamRow,
 	}},
 }
 
@@ -166,6 +172,7 @@ func (r addedRow) bench(b *testing.B, client *http.Client, fake string, in *adde
 	stop, peak := make(chan struct{}), make(chan int, 1)
 	go func() { peak <- sampleRSS(in.pid, 5*time.Millisecond, stop) }()
 	d, p := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+	ticks := procCPUTicks(in.pid)
 	b.StartTimer()
 	for range b.N {
 		d = append(d, direct.time(b))
@@ -173,12 +180,15 @@ func (r addedRow) bench(b *testing.B, client *http.Client, fake string, in *adde
 	}
 	b.StopTimer()
 	close(stop)
+	waitQuiet(b, in.pid) // the learning the row caused
+	ticks = procCPUTicks(in.pid) - ticks
 	dm, pm := quantile(d, 0.5), quantile(p, 0.5)
 	b.ReportMetric(dm, "direct-p50-ns")
 	b.ReportMetric(pm, "proxy-p50-ns")
 	b.ReportMetric(pm-dm, "added-p50-ns")
 	b.ReportMetric(quantile(p, 0.9)-quantile(d, 0.9), "added-p90-ns")
 	b.ReportMetric(float64(<-peak)*1024, "peak-RSS-bytes")
+	b.ReportMetric(float64(ticks)*1e7/float64(b.N), "cpu-ns/req") // clock ticks of 10 ms
 }
 
 // quantile returns the q-quantile of ds (nearest rank) in nanoseconds.
