@@ -2,6 +2,7 @@ package evolve
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 
@@ -63,7 +64,9 @@ func (c *instructionCache) fill(ctx context.Context, db *store.DB, turns []store
 	for _, t := range full {
 		instruction := ""
 		if msgs, err := transcript.Texts(t.Request); err == nil {
-			instruction = transcript.Instruction(msgs)
+			// A copy: the text may share the request's memory, which the
+			// cache must not keep.
+			instruction = strings.Clone(transcript.Instruction(msgs))
 		}
 		c.m[keyOf(t)] = instruction
 	}
