@@ -11,11 +11,14 @@ import (
 )
 
 // BenchmarkStartToHealthy measures the time from `metaclaw start` (a new
-// process, set-up data directory) until the proxy answers /healthz, and the
-// process's resident memory after it has idled for a second.
+// process, a data directory set up with the defaults — learning on —
+// pointed at the fakeupstream process) until the proxy answers /healthz,
+// and the process's resident memory after it has idled for a second.
 func BenchmarkStartToHealthy(b *testing.B) {
+	fake := startFakeProcess(b)
 	in := newInstance(b)
-	in.setup()
+	in.must("setup", "--provider", "custom", "--api-base", fake+"/v1", "--model", "fake-model",
+		"--api-key-env", "TEST_PROVIDER_KEY", "--port", strconv.Itoa(in.port))
 	url := "http://127.0.0.1:" + strconv.Itoa(in.port)
 	var total time.Duration
 	var rssKB int
