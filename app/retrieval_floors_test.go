@@ -28,28 +28,53 @@ var devFloors = floors{CleanRecall: 0.85, NoisyRecall: 0.76, Precision: 0.50, Ma
 // from the aims it is.
 var heldoutFloors = floors{CleanRecall: 0.70, NoisyRecall: 0.64, Precision: 0.40, MaxInjected: 2.0, MaxNoSkill: 0.5, Memory10: 0.72, Multi10: 0.70}
 
-func checkFloors(t *testing.T, s skillReport, m *memoryReport, f floors) {
-	t.Helper()
-	_, m10 := m.Recall("all")
-	_, multi10 := m.Recall("multi")
-	checks := []struct {
-		name      string
-		got, want float64
-		atMost    bool
-	}{
+// dev2Floors hold the second development set's figures, a little below
+// them. dev2 has skill turns only: its memory floors are not checked.
+var dev2Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.65, Precision: 0.38, MaxInjected: 2.3, MaxNoSkill: 0.5}
+
+// floorCheck is one figure held to its floor (or ceiling, atMost).
+type floorCheck struct {
+	name      string
+	got, want float64
+	atMost    bool
+}
+
+func skillChecks(s skillReport, f floors) []floorCheck {
+	return []floorCheck{
 		{"recall@6 on clean turns", s.Clean.Recall6, f.CleanRecall, false},
 		{"recall@6 on noisy turns", s.Noisy.Recall6, f.NoisyRecall, false},
 		{"precision of injected skills", s.All.Precision, f.Precision, false},
 		{"skills injected per labelled turn", s.All.MeanInjectedLabelled, f.MaxInjected, true},
 		{"skills injected per no-skill turn", s.All.MeanInjectedNoSkill, f.MaxNoSkill, true},
-		{"memory recall@10", m10, f.Memory10, false},
-		{"memory recall@10 on multi-fact questions", multi10, f.Multi10, false},
 	}
+}
+
+func reportChecks(t *testing.T, checks []floorCheck) {
+	t.Helper()
 	for _, c := range checks {
 		if c.atMost && c.got > c.want || !c.atMost && c.got < c.want {
 			t.Errorf("%s = %.3f, floor %.3f", c.name, c.got, c.want)
 		}
 	}
+}
+
+func checkFloors(t *testing.T, s skillReport, m *memoryReport, f floors) {
+	t.Helper()
+	_, m10 := m.Recall("all")
+	_, multi10 := m.Recall("multi")
+	reportChecks(t, append(skillChecks(s, f),
+		floorCheck{"memory recall@10", m10, f.Memory10, false},
+		floorCheck{"memory recall@10 on multi-fact questions", multi10, f.Multi10, false}))
+}
+
+// TestRetrievalDev2 holds the second development set's figures (skill
+// turns only).
+func TestRetrievalDev2(t *testing.T) {
+	t.Parallel()
+	set := loadSet(t, filepath.Join("learner", "evalsets", "dev2"))
+	s := evalSkills(t, set)
+	t.Logf("second development set:\n%s", s)
+	reportChecks(t, skillChecks(s, dev2Floors))
 }
 
 // TestRetrievalDev holds the development set's figures.
