@@ -15,17 +15,11 @@ import (
 )
 
 // TestRetrievalTune searches the abstention rule's parameters on the
-// development set (never the held-out one) and prints the best settings
+// two development sets together (never the held-out one) and prints the best settings
 // under the aims' constraints. It runs only with METACLAW_TUNE=1.
 func TestRetrievalTune(t *testing.T) {
 	if os.Getenv("METACLAW_TUNE") != "1" {
 		t.Skip("set METACLAW_TUNE=1 to search the abstention parameters on the dev set")
-	}
-	dev := loadSet(t, filepath.Join("learner", "evalsets", "dev"))
-	ctx := context.Background()
-	db := evalDB(t)
-	if _, err := skills.ImportDir(ctx, db, dev.SkillsDir); err != nil {
-		t.Fatal(err)
 	}
 	opts := skills.OptionsFrom(config.Defaults().Skills)
 	opts.Evidence = skills.Evidence{MinCoverage: -1, MinRelative: -1, MinScore: -1, UnknownIDF: 0.5, BodyShare: 0.5}
@@ -40,68 +34,24 @@ func TestRetrievalTune(t *testing.T) {
 		fmt.Sscan(v, &fs[0].Weight, &fs[1].Weight, &fs[2].Weight, &fs[3].Weight, &fs[1].B, &fs[3].B)
 		skills.IndexFields = fs
 	}
-	r := skills.NewRetriever(db, opts, nil)
-	type turnCands struct {
-		cands    []skills.Candidate
-		rel, acc map[string]bool
-		noisy    bool
+	var sets [2][]turnCands
+	for i, name := range []string{"dev", "dev2"} {
+		sets[i] = tuneTurns(t, filepath.Join("learner", "evalsets", name), opts)
 	}
-	var turns []turnCands
-	for _, turn := range dev.Turns {
-		conv, err := proxy.Conversation(turn.API, turn.Request)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sel, err := r.Select(ctx, conv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		turns = append(turns, turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy})
-	}
-	type result struct {
-		name                      string
-		recall, clean, noisy      float64
-		prec, injLab, injNone, ok float64
-	}
-	var results []result
+	var results []tuneResult
 	eval := func(name string, accept func(c skills.Candidate, first bool) bool) {
-		var all, cl, no skillTally
-		for _, tc := range turns {
-			var got []string
-			habits := 0
-			for _, c := range tc.cands {
-				if len(got) >= 6 {
-					break
-				}
-				if !accept(c, len(got) == 0) {
-					continue
-				}
-				if skills.IsHabit(c.Skill.Category) {
-					if habits >= 2 {
-						continue
-					}
-					habits++
-				}
-				got = append(got, c.Skill.Name)
-			}
-			rel, acc := keys(tc.rel), keys(tc.acc)
-			all.add(got, rel, acc, 0)
-			if tc.noisy {
-				no.add(got, rel, acc, 0)
-			} else {
-				cl.add(got, rel, acc, 0)
-			}
+		res := tuneResult{name: name}
+		for i, turns := range sets {
+			res.figs[i] = tuneFigures(turns, accept)
 		}
-		f, fc, fn := all.figures(), cl.figures(), no.figures()
-		results = append(results, result{name: name, recall: f.Recall6, clean: fc.Recall6, noisy: fn.Recall6, prec: f.Precision,
-			injLab: f.MeanInjectedLabelled, injNone: f.MeanInjectedNoSkill})
+		results = append(results, res)
 	}
 	eval("none", func(skills.Candidate, bool) bool { return true })
 	for _, smin := range []float64{0, 2, 4, 6, 8} {
 		for _, name := range []bool{false, true} {
 			for _, h1 := range []int{1, 2} {
-				for _, r2 := range []float64{0.5, 0.6, 0.7} {
-					for _, c2 := range []float64{0, 0.2, 0.3} {
+				for _, r2 := range []float64{0.4, 0.5, 0.6, 0.7} {
+					for _, c2 := range []float64{0, 0.1, 0.2, 0.3} {
 						eval(fmt.Sprintf("first score≥%.0f (head terms≥%d or name %v); others rel≥%.1f cov≥%.1f", smin, h1, name, r2, c2), func(c skills.Candidate, first bool) bool {
 							strong := c.HeadTerms >= h1 || name && c.NameTerms > 0
 							if c.Score < smin && !(c.NameTerms > 0 && c.Coverage >= 0.5) || c.HeadTerms == 0 || !strong {
@@ -114,26 +64,120 @@ func TestRetrievalTune(t *testing.T) {
 			}
 		}
 	}
-	minPrec := 0.6
+	showTune(t, results)
+}
+
+// tuneResult is one rule's figures on dev and dev2.
+type tuneResult struct {
+	name string
+	figs [2]tuneFig
+}
+
+// tuneFig is a set's figures with the recall on clean and noisy turns.
+type tuneFig struct {
+	skillFigures
+	CleanRecall, NoisyRecall float64
+}
+
+// tuneFigures applies accept to every turn's candidates, with top_k 6 and
+// at most two habits, and returns the figures.
+func tuneFigures(turns []turnCands, accept func(c skills.Candidate, first bool) bool) tuneFig {
+	var all, cl, no skillTally
+	for _, tc := range turns {
+		var got []string
+		habits := 0
+		for _, c := range tc.cands {
+			if len(got) >= 6 {
+				break
+			}
+			if !accept(c, len(got) == 0) {
+				continue
+			}
+			if skills.IsHabit(c.Skill.Category) {
+				if habits >= 2 {
+					continue
+				}
+				habits++
+			}
+			got = append(got, c.Skill.Name)
+		}
+		rel, acc := keys(tc.rel), keys(tc.acc)
+		all.add(got, rel, acc, 0)
+		if tc.noisy {
+			no.add(got, rel, acc, 0)
+		} else {
+			cl.add(got, rel, acc, 0)
+		}
+	}
+	return tuneFig{all.figures(), cl.figures().Recall6, no.figures().Recall6}
+}
+
+// showTune logs the rules that keep both sets within the aims on
+// injection (precision ≥ METACLAW_TUNE_PREC, default 0.5), best mean
+// recall first.
+func showTune(t *testing.T, results []tuneResult) {
+	minPrec := 0.5
 	if v := os.Getenv("METACLAW_TUNE_PREC"); v != "" {
 		fmt.Sscan(v, &minPrec)
 	}
+	line := func(f tuneFig) string {
+		return fmt.Sprintf("recall %.3f (clean %.3f noisy %.3f) prec %.3f inj %.2f none %.2f", f.Recall6, f.CleanRecall, f.NoisyRecall, f.Precision, f.MeanInjectedLabelled, f.MeanInjectedNoSkill)
+	}
+	mean := func(r tuneResult) float64 { return (r.figs[0].Recall6 + r.figs[1].Recall6) / 2 }
 	for _, res := range results {
 		if res.name == "none" {
-			t.Logf("no abstention: recall %.3f (clean %.3f noisy %.3f) precision %.3f inj/lab %.2f", res.recall, res.clean, res.noisy, res.prec, res.injLab)
+			t.Logf("no abstention:\n  dev  %s\n  dev2 %s", line(res.figs[0]), line(res.figs[1]))
 		}
 	}
-	sort.Slice(results, func(i, j int) bool { return results[i].recall > results[j].recall })
+	sort.SliceStable(results, func(i, j int) bool { return mean(results[i]) > mean(results[j]) })
 	shown := 0
 	for _, res := range results {
-		if res.prec < minPrec || res.injNone > 0.25 || res.injLab > 2.5 {
+		ok := true
+		for _, f := range res.figs {
+			ok = ok && f.Precision >= minPrec && f.MeanInjectedNoSkill <= 0.25 && f.MeanInjectedLabelled <= 2.5
+		}
+		if !ok {
 			continue
 		}
-		t.Logf("%-55s recall %.3f (clean %.3f noisy %.3f) precision %.3f inj/lab %.2f inj/none %.2f", res.name, res.recall, res.clean, res.noisy, res.prec, res.injLab, res.injNone)
-		if shown++; shown == 25 {
+		t.Logf("%s\n  dev  %s\n  dev2 %s", res.name, line(res.figs[0]), line(res.figs[1]))
+		if shown++; shown == 15 {
 			break
 		}
 	}
+}
+
+// turnCands are a turn's ranked candidates before abstention, with its
+// labels.
+type turnCands struct {
+	cands    []skills.Candidate
+	rel, acc map[string]bool
+	noisy    bool
+}
+
+// tuneTurns ranks every turn of the set in dir without abstention.
+func tuneTurns(t *testing.T, dir string, opts skills.Options) []turnCands {
+	t.Helper()
+	es := loadSet(t, dir)
+	ctx := context.Background()
+	db := evalDB(t)
+	if _, err := skills.ImportDir(ctx, db, es.SkillsDir); err != nil {
+		t.Fatal(err)
+	}
+	r := skills.NewRetriever(db, opts, nil)
+	defer r.Close()
+	var turns []turnCands
+	for _, turn := range es.Turns {
+		conv, err := proxy.Conversation(turn.API, turn.Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sel, err := r.Select(ctx, conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		turns = append(turns, turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy})
+	}
+	return turns
 }
 
 func keys(m map[string]bool) []string {
