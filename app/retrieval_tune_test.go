@@ -187,3 +187,60 @@ func keys(m map[string]bool) []string {
 	}
 	return out
 }
+
+// TestRetrievalRankMisses logs the development sets' turns whose relevant
+// skills the ranking leaves out of its first six (METACLAW_TUNE=1).
+func TestRetrievalRankMisses(t *testing.T) {
+	if os.Getenv("METACLAW_TUNE") != "1" {
+		t.Skip("set METACLAW_TUNE=1")
+	}
+	name := os.Getenv("METACLAW_TUNE_SET")
+	if name == "" {
+		name = "dev2"
+	}
+	es := loadSet(t, filepath.Join("learner", "evalsets", name))
+	ctx := context.Background()
+	db := evalDB(t)
+	if _, err := skills.ImportDir(ctx, db, es.SkillsDir); err != nil {
+		t.Fatal(err)
+	}
+	opts := skills.OptionsFrom(config.Defaults().Skills)
+	opts.Evidence = skills.Evidence{MinCoverage: -1, MinRelative: -1, MinScore: -1, UnknownIDF: 0.5, BodyShare: 0.5}
+	r := skills.NewRetriever(db, opts, nil)
+	defer r.Close()
+	for _, turn := range es.Turns {
+		conv, err := proxy.Conversation(turn.API, turn.Request)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := make([]skills.Message, len(conv))
+		for i, m := range conv {
+			msgs[i] = skills.Message{Role: m.Role, Text: m.Text}
+		}
+		sel, err := r.Select(ctx, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pos := map[string]int{}
+		for i, c := range sel.Considered {
+			pos[c.Skill.Name] = i + 1
+		}
+		var miss []string
+		for _, w := range turn.Relevant {
+			if p := pos[w]; p == 0 || p > 6 {
+				miss = append(miss, fmt.Sprintf("%s@%d", w, p))
+			}
+		}
+		if len(miss) == 0 {
+			continue
+		}
+		var top []string
+		for i, c := range sel.Considered {
+			if i == 4 {
+				break
+			}
+			top = append(top, fmt.Sprintf("%s %.1f", c.Skill.Name, c.Score))
+		}
+		t.Logf("%s noisy=%v miss %v\n  query %q\n  top %v", turn.ID, turn.Noisy, miss, sel.Query, top)
+	}
+}

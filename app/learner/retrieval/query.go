@@ -22,12 +22,14 @@ const (
 	WeightPaste    = 0.6
 	WeightContext1 = 0.3
 	WeightContext2 = 0.15
+	WeightTool     = 0.5
 )
 
 // Request is what a person is asking now, read out of a conversation.
 type Request struct {
 	Instruction string   // the latest human message, cleaned, pasted text removed
 	Paste       string   // what it pasted, reduced to kinds, error lines and identifiers
+	Tool        string   // the failures its tool loop's latest results report, reduced likewise
 	Context     []string // the person's earlier messages, newest first (at most 2), cleaned
 }
 
@@ -36,13 +38,17 @@ type Request struct {
 // tool loop that is the instruction the loop works on — the messages
 // after it are the assistant's tool calls, their results (role tool, or
 // user messages of tool results and reminders only) and the agent's own
-// notes, which never enter the query, nor do system prompts. A NanoClaw
+// notes, which never enter the query, nor do system prompts; only the
+// failures the loop's latest tool results report do (see toolFailures). A NanoClaw
 // envelope's newest message is the instruction, the ones before it its
 // context.
 func Read(msgs []Message) Request {
 	var r Request
-	var earlier []string
+	var earlier, tools []string
 	for i := len(msgs) - 1; i >= 0 && len(earlier) < 2; i-- {
+		if msgs[i].Role == "tool" && r.Empty() && len(tools) < maxToolResults {
+			tools = append(tools, msgs[i].Text)
+		}
 		if msgs[i].Role != "user" {
 			continue
 		}
@@ -69,6 +75,9 @@ func Read(msgs []Message) Request {
 		}
 	}
 	r.Context = earlier
+	if !r.Empty() {
+		r.Tool = toolFailures(tools)
+	}
 	return r
 }
 
@@ -86,7 +95,7 @@ func (r Request) Empty() bool { return r.Instruction == "" && r.Paste == "" }
 // Text is the request as one text (instruction, paste, context): what is
 // embedded and shown.
 func (r Request) Text() string {
-	parts := []string{r.Instruction, r.Paste}
+	parts := []string{r.Instruction, r.Paste, r.Tool}
 	parts = append(parts, r.Context...)
 	var out []string
 	for _, p := range parts {
@@ -131,6 +140,7 @@ func (r Request) Query(skip func(string) bool) Query {
 	}
 	add(r.Instruction, 1)
 	add(r.Paste, WeightPaste)
+	add(r.Tool, WeightTool)
 	for i, c := range r.Context {
 		w := WeightContext1
 		if i > 0 {

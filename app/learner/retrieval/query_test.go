@@ -51,6 +51,21 @@ func TestRead(t *testing.T) {
 		{"a pasted traceback is reduced to its kind and error", []Message{{Role: "user",
 			Text: "what does this mean?\n```\nTraceback (most recent call last):\n  File \"/app/x.py\", line 3, in <module>\n    import requests\nModuleNotFoundError: No module named 'requests'\n```"}},
 			Request{Instruction: "what does this mean?", Paste: "traceback stack trace\nModuleNotFoundError: No module named 'requests'"}},
+		{"cursor-like editor: the user query, not the attached files", []Message{{Role: "user",
+			Text: "<user_info>\nThe user's OS version is darwin 25.1.0. The user's shell is /bin/zsh.\n</user_info>\n<attached_files>\n<file path=\"src/Orders.tsx\">\nexport function OrdersTable() {}\n</file>\n</attached_files>\n<user_query>\ntyping in the search box lags\n</user_query>\n<timestamp>Monday, Nov 30, 2026, 9:12 AM</timestamp>"}},
+			Request{Instruction: "typing in the search box lags"}},
+		{"a tool loop's latest failure counts, its successes do not", []Message{
+			{Role: "user", Text: "add CSV export to the reports page"},
+			{Role: "assistant", Text: ""},
+			{Role: "tool", Text: "File created successfully at: /src/lib/exportCsv.ts"},
+			{Role: "assistant", Text: ""},
+			{Role: "tool", Text: "FAIL  src/pages/ReportsPage.test.tsx\n  TypeError: Cannot convert undefined or null to object"},
+		}, Request{Instruction: "add CSV export to the reports page", Tool: "FAIL  src\nTypeError: Cannot convert undefined or null to object"}},
+		{"the same failure twice is named as such", []Message{
+			{Role: "user", Text: "add react-beautiful-dnd"},
+			{Role: "tool", Text: `{"output": "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree", "exit_code": 1}`},
+			{Role: "tool", Text: `{"output": "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree", "exit_code": 1}`},
+		}, Request{Instruction: "add react-beautiful-dnd", Tool: "npm error\nnpm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\n" + repeatedKind}},
 		{"nothing but boilerplate", []Message{{Role: "system", Text: "sys"}, {Role: "user", Text: internal}}, Request{}},
 	}
 	for _, tt := range tests {
