@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/metaclaw/metaclaw/app/learner/retrieval"
@@ -242,5 +243,37 @@ func TestRetrievalRankMisses(t *testing.T) {
 			top = append(top, fmt.Sprintf("%s %.1f", c.Skill.Name, c.Score))
 		}
 		t.Logf("%s noisy=%v miss %v\n  query %q\n  top %v", turn.ID, turn.Noisy, miss, sel.Query, top)
+	}
+}
+
+// TestRetrievalDumpCandidates writes the development sets' ranked
+// candidates and their evidence as CSV to METACLAW_TUNE_CSV, for fitting
+// the abstention rule outside the test (METACLAW_TUNE=1).
+func TestRetrievalDumpCandidates(t *testing.T) {
+	path := os.Getenv("METACLAW_TUNE_CSV")
+	if os.Getenv("METACLAW_TUNE") != "1" || path == "" {
+		t.Skip("set METACLAW_TUNE=1 and METACLAW_TUNE_CSV=file")
+	}
+	opts := skills.OptionsFrom(config.Defaults().Skills)
+	opts.Evidence = skills.Evidence{MinCoverage: -1, MinRelative: -1, MinScore: -1, UnknownIDF: 0.5, BodyShare: 0.5}
+	var b strings.Builder
+	b.WriteString("set,turn,noisy,nrel,rank,skill,habit,label,score,coverage,head,headterms,nameterms,relative,matched,words\n")
+	for _, name := range []string{"dev", "dev2"} {
+		for ti, tc := range tuneTurns(t, filepath.Join("learner", "evalsets", name), opts) {
+			for i, c := range tc.cands {
+				label := 0
+				switch {
+				case tc.rel[c.Skill.Name]:
+					label = 1
+				case tc.acc[c.Skill.Name]:
+					label = 2
+				}
+				fmt.Fprintf(&b, "%s,%d,%v,%d,%d,%s,%v,%d,%.4f,%.4f,%.4f,%d,%d,%.4f,%d,%s\n", name, ti, tc.noisy, len(tc.rel), i, c.Skill.Name,
+					skills.IsHabit(c.Skill.Category), label, c.Score, c.Coverage, c.Head, c.HeadTerms, c.NameTerms, c.Relative, len(c.Matched), strings.Join(c.Matched, "|"))
+			}
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -92,6 +92,20 @@ func (c Content) Join(sep string) string {
 	return strings.Join(texts, sep)
 }
 
+// ToolResultText returns the text of the content's tool_result blocks,
+// each its content's Join(sep), joined with sep.
+func (c Content) ToolResultText(sep string) string {
+	var texts []string
+	for _, b := range c.Blocks {
+		if b.Type == "tool_result" && b.Content != nil {
+			if t := b.Content.Join(sep); t != "" {
+				texts = append(texts, t)
+			}
+		}
+	}
+	return strings.Join(texts, sep)
+}
+
 // ToolResultsOnly reports whether c is blocks that are all tool_result
 // blocks (none counts): user content that only answers tool calls, nothing
 // the person wrote.

@@ -47,7 +47,7 @@ import (
 // only answers tool calls.
 type RoleText struct {
 	Role            string
-	Text            string // the content's Join("\n")
+	Text            string // the content's Join("\n"); ToolResultText("\n") when ToolResultsOnly
 	ToolResultsOnly bool   // see Content.ToolResultsOnly
 }
 
@@ -76,7 +76,13 @@ func (r *MessagesRequest) Conversation() (Conversation, error) {
 func conversationOf(sys Content, msgs []Message) Conversation {
 	c := Conversation{System: sys.Join("\n"), Messages: make([]RoleText, len(msgs))}
 	for i, m := range msgs {
-		c.Messages[i] = RoleText{Role: m.Role, Text: m.Content.Join("\n"), ToolResultsOnly: m.Content.ToolResultsOnly()}
+		rt := RoleText{Role: m.Role, ToolResultsOnly: m.Content.ToolResultsOnly()}
+		if rt.ToolResultsOnly {
+			rt.Text = m.Content.ToolResultText("\n") // what the tools reported, as OpenAI's tool messages carry it
+		} else {
+			rt.Text = m.Content.Join("\n")
+		}
+		c.Messages[i] = rt
 	}
 	return c
 }
