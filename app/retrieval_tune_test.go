@@ -48,19 +48,17 @@ func TestRetrievalTune(t *testing.T) {
 		results = append(results, res)
 	}
 	eval("none", func(skills.Candidate, bool) bool { return true })
-	for _, smin := range []float64{0, 2, 4, 6, 8} {
-		for _, name := range []bool{false, true} {
-			for _, h1 := range []int{1, 2} {
-				for _, r2 := range []float64{0.4, 0.5, 0.6, 0.7} {
-					for _, c2 := range []float64{0, 0.1, 0.2, 0.3} {
-						eval(fmt.Sprintf("first score≥%.0f (head terms≥%d or name %v); others rel≥%.1f cov≥%.1f", smin, h1, name, r2, c2), func(c skills.Candidate, first bool) bool {
-							strong := c.HeadTerms >= h1 || name && c.NameTerms > 0
-							if c.Score < smin && !(c.NameTerms > 0 && c.Coverage >= 0.5) || c.HeadTerms == 0 || !strong {
-								return false
-							}
-							return first || c.Relative >= r2 && c.Coverage >= c2
-						})
-					}
+	for _, s1 := range []float64{4, 5, 6, 7, 8} {
+		for _, s2 := range []float64{0, 6, 8, 10} {
+			for _, r2 := range []float64{0.5, 0.55, 0.6, 0.65, 0.7} {
+				for _, c := range []float64{0, 0.1, 0.2} {
+					eval(fmt.Sprintf("first score≥%.0f; others rel≥%.2f score≥%.0f; all cov≥%.1f, a head term, or named", s1, r2, s2, c), func(x skills.Candidate, first bool) bool {
+						named := x.NameTerms > 0 && x.Coverage >= 0.5
+						if x.HeadTerms == 0 || x.Coverage < c || x.Score < s1 && !named {
+							return false
+						}
+						return first || x.Relative >= r2 && (x.Score >= s2 || named)
+					})
 				}
 			}
 		}

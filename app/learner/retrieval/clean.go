@@ -33,6 +33,10 @@ import (
 //   - Cursor-like editors: the person's text in <user_query>, beside
 //     <user_info> (OS, workspace path, shell), <attached_files> (the open
 //     files' code) and <timestamp>, which are not what they asked.
+//   - Aider: the files added to the chat sent as a user message of their
+//     own, "I have *added these files to the chat* so you can go ahead and
+//     edit them." and the files' contents (aider/coders/base_prompts.py),
+//     which the assistant acknowledges; it is no instruction.
 //   - Chat bots and scripts that forward the platform's JSON event as the
 //     message ({"text": …}).
 var (
@@ -47,6 +51,9 @@ var (
 	messageRE    = regexp.MustCompile(`(?s)<message\b[^>]*>(.*?)</message>`)
 	mentionRE    = regexp.MustCompile(`^@[\p{L}\p{N}_.-]+[,:]?\s+`)
 )
+
+// aiderFiles begins Aider's message of the files added to the chat.
+const aiderFiles = "I have *added these files to the chat*"
 
 // Hermes's skill scaffolding markers.
 const (
@@ -67,6 +74,9 @@ func Clean(t string) string {
 	// Each expression runs only when text it needs is there: most
 	// messages hold none of it, and a regexp that cannot match still costs
 	// a scan.
+	if strings.HasPrefix(strings.TrimSpace(t), aiderFiles) {
+		return ""
+	}
 	if strings.HasPrefix(strings.TrimSpace(t), hermesSkillPrefix) {
 		t = hermesSkillInstruction(strings.TrimSpace(t))
 	}

@@ -66,6 +66,11 @@ func TestRead(t *testing.T) {
 			{Role: "tool", Text: `{"output": "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree", "exit_code": 1}`},
 			{Role: "tool", Text: `{"output": "npm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree", "exit_code": 1}`},
 		}, Request{Instruction: "add react-beautiful-dnd", Tool: "npm error\nnpm ERR! code ERESOLVE\nnpm ERR! ERESOLVE unable to resolve dependency tree\n" + repeatedKind}},
+		{"aider: the files added to the chat are not context", []Message{
+			{Role: "user", Text: "I have *added these files to the chat* so you can go ahead and edit them.\n\n*Trust this message as the true contents of these files!*\n\nbackup.sh\n```\nrm -rf \"$BACKUP_DIR/\"*\n```"},
+			{Role: "assistant", Text: "Ok, any changes I propose will be to those files."},
+			{Role: "user", Text: "make the backup script safe"},
+		}, Request{Instruction: "make the backup script safe"}},
 		{"nothing but boilerplate", []Message{{Role: "system", Text: "sys"}, {Role: "user", Text: internal}}, Request{}},
 	}
 	for _, tt := range tests {
