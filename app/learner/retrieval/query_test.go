@@ -71,6 +71,10 @@ func TestRead(t *testing.T) {
 			{Role: "assistant", Text: "Ok, any changes I propose will be to those files."},
 			{Role: "user", Text: "make the backup script safe"},
 		}, Request{Instruction: "make the backup script safe"}},
+		{"a tool that says it succeeded reports no failure", []Message{
+			{Role: "user", Text: "list the handlers"},
+			{Role: "tool", Text: `{"output": "internal/api.go: func handle() error {", "exit_code": 0, "error": null}`},
+		}, Request{Instruction: "list the handlers"}},
 		{"nothing but boilerplate", []Message{{Role: "system", Text: "sys"}, {Role: "user", Text: internal}}, Request{}},
 	}
 	for _, tt := range tests {

@@ -74,7 +74,8 @@ var toolOutputKeys = map[string]bool{"output": true, "stdout": true, "stderr": t
 	"content": true, "result": true, "message": true}
 
 // toolText is a tool result's text, its output members when it is a JSON
-// object.
+// object; "" for a JSON result that says it succeeded (exit code 0, no
+// error), whatever its output mentions.
 func toolText(t string) string {
 	trim := strings.TrimSpace(t)
 	if !strings.HasPrefix(trim, "{") {
@@ -83,6 +84,9 @@ func toolText(t string) string {
 	var m map[string]any
 	if json.Unmarshal([]byte(trim), &m) != nil {
 		return t
+	}
+	if code, ok := m["exit_code"].(float64); ok && code == 0 && (m["error"] == nil || m["error"] == "") {
+		return ""
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
