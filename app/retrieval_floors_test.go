@@ -23,10 +23,10 @@ var devFloors = floors{CleanRecall: 0.81, NoisyRecall: 0.73, Precision: 0.64, Ma
 
 // heldoutFloors hold the held-out set's figures (docs/retrieval.md), a
 // little below what was measured: the aims are not all reached (recall,
-// precision and no-skill turns are short of them), so the floors keep
-// what was reached from regressing, and docs/retrieval.md says how far
-// from the aims it is.
-var heldoutFloors = floors{CleanRecall: 0.70, NoisyRecall: 0.64, Precision: 0.40, MaxInjected: 2.0, MaxNoSkill: 0.5, Memory10: 0.72, Multi10: 0.70}
+// and by a little skills on no-skill turns, are short of them), so the
+// floors keep what was reached from regressing, and docs/retrieval.md
+// says how far from the aims it is.
+var heldoutFloors = floors{CleanRecall: 0.68, NoisyRecall: 0.62, Precision: 0.54, MaxInjected: 1.45, MaxNoSkill: 0.30, Memory10: 0.72, Multi10: 0.70}
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
