@@ -28,11 +28,11 @@ func anthropicConvByDecoding(req *anthropic.MessagesRequest) ([]anthropic.Messag
 		conv = append(conv, learning.Message{Role: "system", Text: t})
 	}
 	for _, m := range msgs {
-		role := m.Role
+		role, text := m.Role, m.Content.Join("\n")
 		if m.Role == "user" && m.Content.ToolResultsOnly() {
-			role = "tool"
+			role, text = "tool", m.Content.ToolResultText("\n") // a tool message carries its results' text
 		}
-		conv = append(conv, learning.Message{Role: role, Text: m.Content.Join("\n")})
+		conv = append(conv, learning.Message{Role: role, Text: text})
 	}
 	return msgs, conv, nil
 }
