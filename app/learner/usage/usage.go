@@ -151,7 +151,9 @@ func (m *Meter) SetLimit(n int) {
 func Day(t time.Time) string { return t.Format(time.DateOnly) }
 
 // Allow reports whether a call may be made now: nil, or an error wrapping
-// ErrBudget once today's calls reached the limit.
+// ErrBudget once today's calls reached the limit. A nil answer counts the
+// call against today's limit at once, so calls made at the same time cannot
+// all pass the check before any is counted; Record then adds its spend.
 func (m *Meter) Allow(ctx context.Context) error {
 	if m == nil {
 		return nil
@@ -160,6 +162,7 @@ func (m *Meter) Allow(ctx context.Context) error {
 	defer m.mu.Unlock()
 	m.rollLocked(ctx)
 	if m.limit <= 0 || m.calls < m.limit {
+		m.calls++
 		return nil
 	}
 	if m.budgetSaid != m.day {
@@ -216,8 +219,9 @@ type Call struct {
 	Failed bool
 }
 
-// Record adds a call to today's spend of component. Calls of the trainer
-// are counted but do not use the budget.
+// Record adds a call, which Allow let through, to today's spend of
+// component (Allow already counted it against the limit). Calls of the
+// trainer are recorded but do not use the budget.
 func (m *Meter) Record(ctx context.Context, component string, c Call) {
 	if m == nil {
 		return
@@ -225,9 +229,6 @@ func (m *Meter) Record(ctx context.Context, component string, c Call) {
 	m.mu.Lock()
 	m.rollLocked(ctx)
 	day := m.day
-	if component != Trainer {
-		m.calls++
-	}
 	m.mu.Unlock()
 	if m.db == nil {
 		return

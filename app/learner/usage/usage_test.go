@@ -85,3 +85,41 @@ func TestAttentionAfterFailuresInARow(t *testing.T) {
 		t.Errorf("attention after a success: %+v", a)
 	}
 }
+
+// TestBudgetHoldsUnderConcurrentCalls: calls made at the same time cannot
+// all pass the check before any of them is counted; exactly the limit gets
+// through and reaches the provider.
+func TestBudgetHoldsUnderConcurrentCalls(t *testing.T) {
+	t.Parallel()
+	db := learntest.OpenDB(t)
+	up, base := learntest.StartFake(t)
+	m := usage.New(usage.Options{DB: db, MaxCallsPerDay: 2})
+	c := m.Metered(usage.Judge, llm.New(llm.Endpoint{BaseURL: base + "/v1", APIKey: "k", Model: "judge"}))
+	const callers = 8
+	errs := make(chan error, callers)
+	start := make(chan struct{})
+	for range callers {
+		go func() {
+			<-start
+			_, err := c.Complete(context.Background(), "s", "u", llm.Options{})
+			errs <- err
+		}()
+	}
+	close(start)
+	passed := 0
+	for range callers {
+		err := <-errs
+		switch {
+		case err == nil:
+			passed++
+		case !errors.Is(err, usage.ErrBudget):
+			t.Errorf("unexpected error: %v", err)
+		}
+	}
+	if passed != 2 || len(up.Requests()) != 2 {
+		t.Errorf("%d calls passed and %d reached the provider with a budget of 2", passed, len(up.Requests()))
+	}
+	if b := m.Budget(); b.Used != 2 || !b.Reached {
+		t.Errorf("budget %+v", b)
+	}
+}
