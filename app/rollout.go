@@ -9,6 +9,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/rollout"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/web"
 )
 
 // startRollout runs the tasks of openclaw_env_data_dir through claw_type's
@@ -21,14 +22,26 @@ func (a *App) startRollout(ctx context.Context, cfg config.Config) {
 	var agent rollout.Agent = &rollout.Loop{ProxyURL: a.ProxyURL(), APIKey: cfg.Proxy.APIKey, Model: cfg.LLM.ModelID,
 		MaxSteps: cfg.OpenClawEnvMaxSteps, Client: &http.Client{Timeout: 10 * time.Minute}, CommandTimeout: 30 * time.Second,
 		WorkDir: func(t rollout.Task) string { return filepath.Join(a.opts.Home, "rollout", safeName(t.ID)) }}
+	name := "built-in tool loop"
 	if cfg.ClawType == "openclaw" {
-		agent = rollout.OpenClaw{Timeout: 10 * time.Minute}
+		agent, name = rollout.OpenClaw{Timeout: 10 * time.Minute}, "openclaw"
 	}
 	r := rollout.New(rollout.Options{DB: a.db, Dir: expandHome(cfg.OpenClawEnvDataDir), Split: cfg.OpenClawEnvSplit,
-		Concurrency: cfg.OpenClawEnvConcurrency, Rounds: cfg.OpenClawEnvRounds, Agent: agent, Paused: a.Paused,
+		Concurrency: cfg.OpenClawEnvConcurrency, Rounds: cfg.OpenClawEnvRounds, Agent: agent, AgentName: name, Paused: a.Paused,
 		Logger: a.log.With("part", "rollout")})
 	a.log.Info("programmatic rollout on", "dir", cfg.OpenClawEnvDataDir, "agent", cfg.ClawType)
 	a.goService(ctx, "rollout", r.Serve)
+}
+
+// rolloutStatus is the rollout's last saved progress for the web page;
+// nil when it never ran.
+func (a *App) rolloutStatus(ctx context.Context) *web.RolloutStatus {
+	p, ok, err := rollout.ReadProgress(ctx, a.db)
+	if !ok || err != nil {
+		return nil
+	}
+	return &web.RolloutStatus{Dir: p.Dir, Agent: p.Agent, Tasks: p.Tasks, Rounds: p.Rounds, Done: p.Done, Running: p.Running,
+		Failed: p.Failed, LastError: p.LastError, Problems: p.Problems, UpdatedAt: p.UpdatedAt}
 }
 
 // safeName keeps a task id usable as a directory name.

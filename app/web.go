@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
@@ -27,6 +28,9 @@ func (w webControl) Status() web.Status {
 		Home: w.a.opts.Home, StartedAt: st.StartedAt, TurnsToday: st.TurnsToday, Problems: st.Problems,
 		Attention: st.Attention, Spend: st.Learning.Today, Cuts: st.Cuts, Restart: st.Restart,
 		Budget: web.Budget{Limit: st.Learning.Budget.Limit, Used: st.Learning.Budget.Used, Reached: st.Learning.Budget.Reached}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	ws.Rollout = w.a.rolloutStatus(ctx)
 	u := st.Upstream
 	ws.Upstream = web.UpstreamStatus{Turns: u.Turns, Failed: u.Total, LastAt: u.LastAt, LastKind: u.LastKind, LastMessage: u.LastMessage}
 	for _, k := range proxy.FailureKinds {

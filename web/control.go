@@ -83,6 +83,23 @@ type Status struct {
 	Cuts      store.Cuts // turns cut to fit the context today
 	// Restart lists saved keys that apply only after a restart.
 	Restart []string
+	// Rollout is programmatic rollout's progress; nil when it never ran.
+	Rollout *RolloutStatus
+}
+
+// RolloutStatus is programmatic rollout's progress (openclaw_env_data_dir),
+// as the running app last saved it.
+type RolloutStatus struct {
+	Dir       string // the task folder
+	Agent     string // what runs the tasks: "openclaw" or "built-in tool loop"
+	Tasks     int
+	Rounds    int // episodes per task; 0 = forever
+	Done      int // episodes finished
+	Running   int
+	Failed    int // episodes that failed
+	LastError string
+	Problems  []string // task lines skipped
+	UpdatedAt time.Time
 }
 
 // UpstreamStatus is the provider's failures since the app started.

@@ -67,3 +67,24 @@ func (s *Server) setLearning(c *fiber.Ctx) error {
 	}
 	return s.done(c, "/", msg)
 }
+
+// rolloutTotal is the episodes the rollout will run in all.
+func rolloutTotal(r *RolloutStatus) string {
+	if r.Rounds <= 0 {
+		return "(runs forever)"
+	}
+	return "of " + itoa(r.Tasks*r.Rounds)
+}
+
+// rolloutState says in a word where the rollout is.
+func rolloutState(r *RolloutStatus) string {
+	switch {
+	case r.Running > 0:
+		return "running"
+	case r.Rounds > 0 && r.Tasks > 0 && r.Done >= r.Tasks*r.Rounds:
+		return "done"
+	case r.Tasks == 0 && r.LastError != "":
+		return "no tasks"
+	}
+	return "waiting"
+}

@@ -35,6 +35,7 @@ type Options struct {
 	Concurrency int // episodes at once (the reference's openclaw_env_concurrency)
 	Rounds      int // episodes per task; 0 = forever
 	Agent       Agent
+	AgentName   string      // what Agent is, for the page and status
 	Paused      func() bool // learning paused: no new episode starts
 	Logger      *slog.Logger
 	// Retry is the wait before tasks are read again (new tasks, failed
@@ -51,6 +52,7 @@ const maxFailures = 3
 // Progress is the rollout's state, shown by status.
 type Progress struct {
 	Dir       string         `json:"dir"`
+	Agent     string         `json:"agent,omitempty"`
 	Tasks     int            `json:"tasks"`
 	Rounds    int            `json:"rounds"`
 	Done      int            `json:"done"`   // episodes finished
@@ -105,7 +107,7 @@ func (r *Runner) Serve(ctx context.Context) error {
 }
 
 func (r *Runner) load(ctx context.Context) error {
-	r.prog = Progress{Dir: r.opts.Dir, Rounds: r.opts.Rounds, Episodes: map[string]int{}, Failures: map[string]int{}}
+	r.prog = Progress{Dir: r.opts.Dir, Agent: r.opts.AgentName, Rounds: r.opts.Rounds, Episodes: map[string]int{}, Failures: map[string]int{}}
 	v, err := r.opts.DB.Meta(ctx, MetaProgress)
 	if err != nil || v == "" {
 		return err
@@ -115,7 +117,7 @@ func (r *Runner) load(ctx context.Context) error {
 		return err
 	}
 	if p.Dir == r.opts.Dir && p.Episodes != nil {
-		p.Rounds, p.Running = r.opts.Rounds, 0
+		p.Rounds, p.Running, p.Agent = r.opts.Rounds, 0, r.opts.AgentName
 		if p.Failures == nil {
 			p.Failures = map[string]int{}
 		}
