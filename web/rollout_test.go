@@ -40,7 +40,7 @@ func TestDashboardRolloutCard(t *testing.T) {
 			LastError: "task t3: proxy answered 502", Problems: []string{"train.jsonl:4: not JSON"}, UpdatedAt: time.Now()},
 			map[string]string{"rollout-state": "running", "rollout-tasks": "3", "rollout-done": "2 of 6", "rollout-running": "1",
 				"rollout-failed": "1", "rollout-dir": "/data/tasks", "rollout-agent": "built-in tool loop",
-				"rollout-error": "Last error: task t3: proxy answered 502",
+				"rollout-error":    "Last error: task t3: proxy answered 502",
 				"rollout-problems": "1 task lines skipped, first: train.jsonl:4: not JSON"}},
 		{"done", RolloutStatus{Dir: "/data/tasks", Agent: "openclaw", Tasks: 2, Rounds: 1, Done: 2, UpdatedAt: time.Now()},
 			map[string]string{"rollout-state": "done", "rollout-done": "2 of 2", "rollout-running": "0", "rollout-failed": "0",
