@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"net/http"
 	"path/filepath"
 	"strings"
 	"time"
@@ -20,7 +19,7 @@ func (a *App) startRollout(ctx context.Context, cfg config.Config) {
 		return
 	}
 	var agent rollout.Agent = &rollout.Loop{ProxyURL: a.ProxyURL(), APIKey: cfg.Proxy.APIKey, Model: cfg.LLM.ModelID,
-		MaxSteps: cfg.OpenClawEnvMaxSteps, Client: &http.Client{Timeout: 10 * time.Minute}, CommandTimeout: 30 * time.Second,
+		MaxSteps: cfg.OpenClawEnvMaxSteps, CallTimeout: 10 * time.Minute, CommandTimeout: 30 * time.Second,
 		WorkDir: func(t rollout.Task) string { return filepath.Join(a.opts.Home, "rollout", safeName(t.ID)) }}
 	name := "built-in tool loop"
 	if cfg.ClawType == "openclaw" {

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/metaclaw/metaclaw/app/learner/toolloop"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -39,7 +40,7 @@ type DaySpec struct {
 	Headers    map[string]string // sent with every call
 	StateDir   string            // where the agent keeps the day's conversation, to resume it
 	Done       int               // messages of the day already sent and scored: the conversation restarts after them
-	Shell      Shell
+	Shell      toolloop.Shell
 	MaxSteps   int // model calls per message (built-in agent)
 	MsgTimeout int // seconds per message (OpenClaw)
 }

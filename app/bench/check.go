@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/metaclaw/metaclaw/app/learner/toolloop"
 )
 
 // CheckFile runs a file_check round's check in the workspace: the command
@@ -12,7 +14,7 @@ import (
 // when eval.expect_stdout is given, the output contains it (matches it, as
 // a regular expression, with expect_stdout_regex). The check runs with
 // eval.timeout seconds (30 when not given) and the shell's environment.
-func CheckFile(ctx context.Context, sh Shell, ev *Eval, workspace string) Result {
+func CheckFile(ctx context.Context, sh toolloop.Shell, ev *Eval, workspace string) Result {
 	sh.Timeout = 30 * time.Second
 	if ev.Timeout > 0 {
 		sh.Timeout = time.Duration(ev.Timeout * float64(time.Second))

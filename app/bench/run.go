@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/toolloop"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -74,7 +75,7 @@ type runner struct {
 	days  []Day
 	st    *State
 	relay *Relay
-	shell Shell
+	shell toolloop.Shell
 	runs  map[string]*armRun
 	log   *slog.Logger
 	logf  *os.File
@@ -107,7 +108,7 @@ func newRunner(ctx context.Context, opts Options) (*runner, error) {
 		return nil, err
 	}
 	shim := PythonShim(filepath.Join(opts.Work, "bin"))
-	r.shell = Shell{Env: CommandEnv(shim), Isolated: !opts.AllowNetwork, Timeout: opts.ExecTimeout}
+	r.shell = toolloop.Shell{Env: CommandEnv(shim), Isolated: !opts.AllowNetwork, Timeout: opts.ExecTimeout}
 	return r, nil
 }
 
@@ -129,7 +130,7 @@ func checkOptions(ctx context.Context, opts *Options) error {
 			return errors.New("the built-in agent speaks the OpenAI chat completions API, and llm.provider is anthropic; use an OpenAI-compatible provider or --agent openclaw")
 		}
 		if !opts.AllowNetwork {
-			if err := ProbeIsolation(ctx); err != nil {
+			if err := toolloop.ProbeIsolation(ctx); err != nil {
 				return fmt.Errorf("the agent's commands cannot be denied the network: %v; run with --allow-network to accept that", err)
 			}
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/bench/benchtest"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/app/learner/toolloop"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -49,7 +50,7 @@ func TestRunResumesWhereItStopped(t *testing.T) {
 	}
 	var saved []store.BenchReport
 	opts := Options{Dir: miniBench, Arms: arms, Agent: AgentBuiltin, Work: filepath.Join(t.TempDir(), "work"), Person: person,
-		AllowNetwork: ProbeIsolation(ctx) != nil, Version: "test",
+		AllowNetwork: toolloop.ProbeIsolation(ctx) != nil, Version: "test",
 		Save: func(r *store.BenchReport) error { saved = append(saved, *r); return nil }}
 	if _, err := Run(ctx, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("interrupted run: %v, want context.Canceled", err)
@@ -118,7 +119,7 @@ func TestFullArmWithoutAServingPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err := Run(context.Background(), Options{Dir: miniBench, Arms: arms, Agent: AgentBuiltin, Work: t.TempDir(),
-		Person: person, AllowNetwork: ProbeIsolation(context.Background()) != nil})
+		Person: person, AllowNetwork: toolloop.ProbeIsolation(context.Background()) != nil})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/bench"
 	"github.com/metaclaw/metaclaw/app/bench/benchtest"
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/app/learner/toolloop"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -48,7 +49,7 @@ func benchHome(t *testing.T, m *fakeupstream.Model) (string, *fakeupstream.Serve
 }
 
 func isolationFlag(t *testing.T) []string {
-	if err := bench.ProbeIsolation(context.Background()); err != nil {
+	if err := toolloop.ProbeIsolation(context.Background()); err != nil {
 		t.Logf("no network isolation here (%v): running with --allow-network", err)
 		return []string{"--allow-network"}
 	}

@@ -16,7 +16,8 @@ import (
 // TestProgrammaticRollout sets openclaw_env_data_dir to a folder with a
 // train.jsonl of two tasks and claw_type none: the running MetaClaw runs
 // each task once through its built-in tool loop against a fake provider
-// behind its own proxy (the first task runs a command, then says done),
+// behind its own proxy (the first task runs a command with the exec tool,
+// then answers),
 // status shows the progress, and the episodes are recorded as sessions
 // whose last turn ended them.
 func TestProgrammaticRollout(t *testing.T) {
@@ -27,8 +28,8 @@ func TestProgrammaticRollout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer up.Close()
-	up.Enqueue(fakeupstream.Reply{ToolCalls: []fakeupstream.ToolCall{{Name: "run_command", Arguments: `{"command":"echo rollout-ok > out.txt && echo written"}`}}})
-	up.Enqueue(fakeupstream.Reply{ToolCalls: []fakeupstream.ToolCall{{Name: "run_command", Arguments: `{"command":"done"}`}}})
+	up.Enqueue(fakeupstream.Reply{ToolCalls: []fakeupstream.ToolCall{{Name: "exec", Arguments: `{"command":"echo rollout-ok > out.txt && echo written"}`}}})
+	up.Enqueue(fakeupstream.Reply{Text: "Wrote rollout-ok into out.txt."})
 	tasks := t.TempDir()
 	os.WriteFile(filepath.Join(tasks, "train.jsonl"), []byte(`{"task_id": "write_file", "instruction": "Write rollout-ok into out.txt"}
 not json
@@ -48,7 +49,7 @@ not json
 	}
 	var sawOutput bool
 	for _, r := range up.Requests() {
-		sawOutput = sawOutput || (r.Path == "/v1/chat/completions" && bytes.Contains(r.Body, []byte(`"content":"written"`)))
+		sawOutput = sawOutput || (r.Path == "/v1/chat/completions" && bytes.Contains(r.Body, []byte(`"content":"exit code 0\nwritten\n"`)))
 	}
 	if !sawOutput {
 		t.Error("no request carried the command's output back to the model")
@@ -76,6 +77,6 @@ not json
 		}
 	}
 	if found["write_file"] != 3 || found["say_hi"] != 2 {
-		t.Errorf("recorded turns per task = %v, want write_file 3 (command, done, close) and say_hi 2", found)
+		t.Errorf("recorded turns per task = %v, want write_file 3 (command, answer, close) and say_hi 2", found)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build !windows
 
-package bench
+package toolloop
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package bench
+package toolloop
 
 import "os/exec"
 

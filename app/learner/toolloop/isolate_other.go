@@ -1,6 +1,6 @@
 //go:build !linux && !darwin
 
-package bench
+package toolloop
 
 import "os/exec"
 

@@ -1,4 +1,4 @@
-package bench
+package toolloop
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 )
@@ -17,7 +16,8 @@ const maxOutput = 16 << 10
 
 // Shell runs shell commands in a folder with a time limit and a fixed
 // environment; with Isolated it denies them the network (see
-// isolate_*.go). The agent's exec tool and the file checks use it.
+// isolate_*.go and the package doc for what that means). The exec tool
+// uses it, and the bench's file checks.
 type Shell struct {
 	Env      []string // the environment; nil: the process's
 	Isolated bool     // commands run without network
@@ -38,6 +38,9 @@ func (s *Shell) Run(ctx context.Context, dir, command string) RunResult {
 	timeout := s.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second
+	}
+	if s.Isolated && !canIsolate {
+		return RunResult{ExitCode: -1, Output: "[refused: " + isolationMissing + "]"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -96,7 +99,7 @@ func ProbeIsolation(ctx context.Context) error {
 		return errors.New(isolationMissing)
 	}
 	s := Shell{Isolated: true, Timeout: 10 * time.Second}
-	dir, err := os.MkdirTemp("", "metaclaw-bench-probe")
+	dir, err := os.MkdirTemp("", "metaclaw-toolloop-probe")
 	if err != nil {
 		return err
 	}
@@ -105,42 +108,4 @@ func ProbeIsolation(ctx context.Context) error {
 		return fmt.Errorf("%s: %s", isolationMissing, strings.TrimSpace(r.Output))
 	}
 	return nil
-}
-
-// CommandEnv returns the environment of the agent's commands and the
-// checks: the process's, with binDir first on PATH when it is not empty.
-func CommandEnv(binDir string) []string {
-	env := os.Environ()
-	if binDir == "" {
-		return env
-	}
-	for i, kv := range env {
-		if v, ok := strings.CutPrefix(kv, "PATH="); ok {
-			env[i] = "PATH=" + binDir + string(os.PathListSeparator) + v
-			return env
-		}
-	}
-	return append(env, "PATH="+binDir)
-}
-
-// PythonShim makes `python` run python3 when only python3 is installed
-// (the reference's checks call `python`): it links dir/python to python3
-// and returns dir, or returns "" when no shim is needed or possible.
-func PythonShim(dir string) string {
-	if _, err := exec.LookPath("python"); err == nil {
-		return ""
-	}
-	py3, err := exec.LookPath("python3")
-	if err != nil {
-		return ""
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return ""
-	}
-	link := filepath.Join(dir, "python")
-	_ = os.Remove(link)
-	if err := os.Symlink(py3, link); err != nil {
-		return ""
-	}
-	return dir
 }

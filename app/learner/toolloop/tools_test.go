@@ -1,4 +1,4 @@
-package bench
+package toolloop
 
 import (
 	"context"
@@ -87,7 +87,7 @@ func TestExecRunsInTheWorkspaceWithATimeLimit(t *testing.T) {
 // TestIsolatedCommandsHaveNoNetwork connects to a listener on loopback
 // from a command: it gets through without isolation and not with it.
 func TestIsolatedCommandsHaveNoNetwork(t *testing.T) {
-	if os.Getenv("BENCH_DIAL_HELPER") != "" {
+	if os.Getenv("TOOLLOOP_DIAL_HELPER") != "" {
 		return
 	}
 	ctx := context.Background()
@@ -116,7 +116,7 @@ func TestIsolatedCommandsHaveNoNetwork(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exe + " -test.run=TestDialHelper"
-	env := append(os.Environ(), "BENCH_DIAL_HELPER="+ln.Addr().String())
+	env := append(os.Environ(), "TOOLLOOP_DIAL_HELPER="+ln.Addr().String())
 	open := Shell{Env: env, Timeout: 30 * time.Second}
 	if r := open.Run(ctx, t.TempDir(), cmd); r.ExitCode != 0 {
 		t.Fatalf("without isolation the dial failed: %+v", r)
@@ -129,11 +129,19 @@ func TestIsolatedCommandsHaveNoNetwork(t *testing.T) {
 	if !strings.Contains(r.Output, "dial failed") {
 		t.Errorf("the isolated helper did not run as expected: %+v", r)
 	}
+	if runtime.GOOS == "linux" {
+		// The isolated command's network namespace has a loopback, down,
+		// and no other interface.
+		r := closed.Run(ctx, t.TempDir(), "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '")
+		if r.ExitCode != 0 || strings.TrimSpace(r.Output) != "lo" {
+			t.Errorf("an isolated command sees interfaces %q, want only lo", r.Output)
+		}
+	}
 }
 
 // TestDialHelper is run by TestIsolatedCommandsHaveNoNetwork as a command.
 func TestDialHelper(t *testing.T) {
-	addr := os.Getenv("BENCH_DIAL_HELPER")
+	addr := os.Getenv("TOOLLOOP_DIAL_HELPER")
 	if addr == "" {
 		t.Skip("a helper of TestIsolatedCommandsHaveNoNetwork")
 	}
@@ -144,36 +152,4 @@ func TestDialHelper(t *testing.T) {
 	}
 	c.Close()
 	os.Exit(0)
-}
-
-func TestCheckFile(t *testing.T) {
-	if runtime.GOOS == "windows" {
-		t.Skip("sh commands")
-	}
-	ws := t.TempDir()
-	one, three := 1, 3
-	out := "ok:"
-	re := `^OK: \d+$`
-	tests := []struct {
-		name string
-		ev   Eval
-		want bool
-	}{
-		{"exit 0", Eval{Command: "true"}, true},
-		{"exit 1", Eval{Command: "false"}, false},
-		{"expected exit 1", Eval{Command: "exit 1", ExpectExit: &one}, true},
-		{"expected exit 3, got 1", Eval{Command: "exit 1", ExpectExit: &three}, false},
-		{"stdout contains", Eval{Command: "echo ok: fine", ExpectStdout: &out}, true},
-		{"stdout lacks", Eval{Command: "echo OK: fine", ExpectStdout: &out}, false},
-		{"stdout regex", Eval{Command: "echo OK: 42", ExpectStdout: &re, ExpectStdoutRegex: true}, true},
-		{"timeout", Eval{Command: "sleep 5", Timeout: 0.2}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := CheckFile(context.Background(), Shell{}, &tt.ev, ws)
-			if got.Passed != tt.want || (got.Score == 1) != tt.want {
-				t.Errorf("%+v: passed %v score %v (%q), want %v", tt.ev, got.Passed, got.Score, got.Output, tt.want)
-			}
-		})
-	}
 }
