@@ -7,6 +7,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/web"
 )
 
 // SkillsDir is the skills folder of a data directory: skills.dir (with ~
@@ -27,6 +28,26 @@ func (a *App) startSkillFolder(ctx context.Context, cfg config.Config) {
 	a.folder = skillfolder.New(skillfolder.Options{DB: a.db, Dir: SkillsDir(a.opts.Home, cfg),
 		Logger: a.log.With("part", "skills-folder")})
 	a.goService(ctx, "skills folder", a.folder.Serve)
+}
+
+// skillsFolderStatus is the skills folder's last saved pass for the web
+// page; nil when the folder is not kept or was never read.
+func (a *App) skillsFolderStatus(ctx context.Context) *web.SkillsFolderStatus {
+	if a.folder == nil {
+		return nil
+	}
+	sum, ok, err := skillfolder.ReadSummary(ctx, a.db)
+	if !ok || err != nil {
+		return nil
+	}
+	st := &web.SkillsFolderStatus{Dir: sum.Dir, Files: sum.Files}
+	for _, b := range sum.Broken {
+		st.Broken = append(st.Broken, web.FileNote{Path: b.Path, Text: b.Err})
+	}
+	for _, n := range sum.Notices {
+		st.Filed = append(st.Filed, web.FileNote{Path: n.Path, Text: n.Note})
+	}
+	return st
 }
 
 // skillFolderProblem says which skill files the last pass skipped.

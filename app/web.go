@@ -41,6 +41,12 @@ func (w webControl) Status() web.Status {
 	return ws
 }
 
+func (w webControl) SkillsFolder() *web.SkillsFolderStatus {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return w.a.skillsFolderStatus(ctx)
+}
+
 func (w webControl) ApplySettings() { w.a.applySettings(context.Background()) }
 
 func (w webControl) Restart() error {

@@ -43,6 +43,10 @@ type Control interface {
 	TestConnection(ctx context.Context) error
 	// Policy is the trained policy's serving state (see PolicyStatus).
 	Policy() PolicyStatus
+	// SkillsFolder is the skills folder's last pass: the files skipped as
+	// broken and the files filed under general; nil when the folder is
+	// not kept (skills.sync_dir false) or was never read.
+	SkillsFolder() *SkillsFolderStatus
 	// ServeCheckpoint makes the policy serve the recorded sampler
 	// checkpoint at path ("" = the base model) from now on: the training
 	// page's rollback. It refuses any other path.
@@ -85,6 +89,19 @@ type Status struct {
 	Restart []string
 	// Rollout is programmatic rollout's progress; nil when it never ran.
 	Rollout *RolloutStatus
+}
+
+// SkillsFolderStatus is what the skills page shows of skills.dir.
+type SkillsFolderStatus struct {
+	Dir    string
+	Files  int        // skill files in step with the library
+	Broken []FileNote // files skipped whole, with why
+	Filed  []FileNote // files whose unknown category was filed under general
+}
+
+// FileNote is a file of the skills folder and what was said of it.
+type FileNote struct {
+	Path, Text string
 }
 
 // RolloutStatus is programmatic rollout's progress (openclaw_env_data_dir),

@@ -28,13 +28,14 @@ type fakeControl struct {
 	disconnects  int
 	cfg          config.Config
 	logPath      string
-	calendarAuth string        // what ConnectCalendar answers; "" fails
-	policy       PolicyStatus  // what Policy answers (training_test.go)
-	served       []string      // ServeCheckpoint's paths, in order
-	status       func(*Status) // adds to what Status answers (trust tests)
-	applied      int           // ApplySettings calls
-	restarts     int           // Restart calls
-	connErr      error         // what TestConnection answers
+	calendarAuth string              // what ConnectCalendar answers; "" fails
+	policy       PolicyStatus        // what Policy answers (training_test.go)
+	served       []string            // ServeCheckpoint's paths, in order
+	status       func(*Status)       // adds to what Status answers (trust tests)
+	applied      int                 // ApplySettings calls
+	restarts     int                 // Restart calls
+	connErr      error               // what TestConnection answers
+	folder       *SkillsFolderStatus // what SkillsFolder answers
 }
 
 var _ Control = (*fakeControl)(nil)
@@ -49,6 +50,12 @@ func (f *fakeControl) Status() Status {
 		f.status(&st)
 	}
 	return st
+}
+
+func (f *fakeControl) SkillsFolder() *SkillsFolderStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.folder
 }
 
 func (f *fakeControl) ApplySettings() { f.mu.Lock(); f.applied++; f.mu.Unlock() }

@@ -24,12 +24,13 @@ type skillListData struct {
 	Categories      []string
 	Skills          []store.Skill
 	Efficacy        map[string]store.Efficacy
-	Factors         map[string]float64 // efficacy's ranking factor by skill; missing: none
+	Factors         map[string]float64  // efficacy's ranking factor by skill; missing: none
+	Folder          *SkillsFolderStatus // the skills folder's skipped and re-filed files; nil: none kept
 }
 
 func (s *Server) skillList(c *fiber.Ctx) error {
 	ctx := c.UserContext()
-	d := skillListData{Query: strings.TrimSpace(c.Query("q")), Category: c.Query("category")}
+	d := skillListData{Query: strings.TrimSpace(c.Query("q")), Category: c.Query("category"), Folder: s.opts.Control.SkillsFolder()}
 	all, err := s.opts.DB.Skills(ctx, true)
 	if err != nil {
 		return err

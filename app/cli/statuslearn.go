@@ -54,5 +54,8 @@ func printLearnStatus(w io.Writer, ls learnStatus) {
 		for _, b := range sf.Broken {
 			fmt.Fprintf(w, "            skipped %s: %s\n", b.Path, b.Err)
 		}
+		for _, n := range sf.Notices {
+			fmt.Fprintf(w, "            %s: %s\n", n.Path, n.Note)
+		}
 	}
 }

@@ -97,6 +97,7 @@ type Report struct {
 	Removed  []string // files removed: their skill was retired, disabled or deleted
 	Disabled []string // skills disabled because their file was deleted
 	Broken   []Broken // files that could not be used, skipped whole
+	Notices  []Notice // files used with a change: an unknown category filed under general
 	Waiting  []string // files still being written, read on a later pass
 }
 
@@ -104,6 +105,13 @@ type Report struct {
 type Broken struct {
 	Path string `json:"path"`
 	Err  string `json:"error"`
+}
+
+// Notice is a skill file that was used with a change worth saying (its
+// unknown category filed under general).
+type Notice struct {
+	Path string `json:"path"`
+	Note string `json:"note"`
 }
 
 // Changed reports whether the pass changed the library or the folder.
@@ -157,7 +165,7 @@ func (f *Folder) Sync(ctx context.Context) (Report, error) {
 		return Report{}, err
 	}
 	if f.quiet(files, stamp) {
-		return Report{Broken: f.last.Broken}, nil
+		return Report{Broken: f.last.Broken, Notices: f.last.Notices}, nil
 	}
 	st, err := loadState(ctx, f.db, f.dir)
 	if err != nil {
@@ -174,7 +182,7 @@ func (f *Folder) Sync(ctx context.Context) (Report, error) {
 	}
 	f.full = f.now()
 	f.last = p.rep
-	p.st.Broken = p.rep.Broken
+	p.st.Broken, p.st.Notices = p.rep.Broken, p.rep.Notices
 	return p.rep, saveState(ctx, f.db, p.st)
 }
 
@@ -271,6 +279,9 @@ func (p *pass) sort(files []*file) {
 			fl.err = fmt.Errorf("skill %q is also in %s", fl.in.Name, p.byName[fl.in.Name].rel)
 		case fl.err == nil:
 			p.byName[fl.in.Name] = fl
+			if fl.notice != "" {
+				p.noticed(fl)
+			}
 			continue
 		}
 		if n, ok := pathName[fl.rel]; ok {
@@ -289,6 +300,16 @@ func (p *pass) broken(fl *file) {
 	if p.f.reported[fl.rel] != fl.sum {
 		p.f.reported[fl.rel] = fl.sum
 		p.f.log.Warn("skill file skipped", "file", filepath.Join(p.f.dir, filepath.FromSlash(fl.rel)), "err", fl.err)
+	}
+}
+
+// noticed reports a file used with a change: in the report every pass, in
+// the log once per content.
+func (p *pass) noticed(fl *file) {
+	p.rep.Notices = append(p.rep.Notices, Notice{Path: fl.rel, Note: fl.notice})
+	if key := "notice:" + fl.rel; p.f.reported[key] != fl.sum {
+		p.f.reported[key] = fl.sum
+		p.f.log.Info("skill file filed under general", "file", filepath.Join(p.f.dir, filepath.FromSlash(fl.rel)), "note", fl.notice)
 	}
 }
 

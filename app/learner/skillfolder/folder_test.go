@@ -2,13 +2,16 @@ package skillfolder
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -263,5 +266,38 @@ func TestChangesWhileStopped(t *testing.T) {
 	rep := h.sync()
 	if cmp.Diff([]string{"beta"}, rep.Disabled) != "" || cmp.Diff([]string{"omega/SKILL.md"}, rep.Removed) != "" {
 		t.Errorf("after restart: %+v", rep)
+	}
+}
+
+// A file whose category is unknown becomes a skill filed under general
+// (its category kept as a tag); every pass's report and the saved summary
+// list it with the note, and the log says so once per content.
+func TestUnknownCategoryFiledUnderGeneral(t *testing.T) {
+	h := newHarness(t)
+	var logged strings.Builder
+	h.f = New(Options{DB: h.db, Dir: h.dir, Now: func() time.Time { return h.now },
+		Logger: slog.New(slog.NewTextHandler(&logged, nil))})
+	h.write("odd/SKILL.md", "---\nname: odd\ndescription: Use when odd things happen.\ncategory: astrology\n---\nOdd body.\n")
+	h.write("data/SKILL.md", "---\nname: data\ndescription: Use when data is analysed.\ncategory: data_analysis\n---\nData body.\n")
+	for pass := range 3 {
+		h.now = h.now.Add(time.Minute) // past fullEvery: a full pass each time
+		rep := h.sync()
+		want := []Notice{{Path: "odd/SKILL.md", Note: `category "astrology" is not one of ` + strings.Join(skills.Categories, ", ") +
+			`: filed under general (tag "astrology" keeps it)`}}
+		if diff := cmp.Diff(want, rep.Notices); diff != "" || len(rep.Broken) > 0 {
+			t.Errorf("pass %d: notices (-want +got):\n%s broken %v", pass, diff, rep.Broken)
+		}
+		if sum, ok, _ := ReadSummary(context.Background(), h.db); !ok || !cmp.Equal(want, sum.Notices) {
+			t.Errorf("pass %d: summary notices %+v", pass, sum.Notices)
+		}
+	}
+	if s, _ := h.skill("odd"); s.Category != "general" || !slices.Contains(s.Tags, "astrology") {
+		t.Errorf("odd: category %q, tags %v", s.Category, s.Tags)
+	}
+	if s, _ := h.skill("data"); s.Category != "data-analysis" {
+		t.Errorf("data_analysis became %q", s.Category)
+	}
+	if n := strings.Count(logged.String(), `msg="skill file filed under general"`); n != 1 {
+		t.Errorf("the log said it %d times, want once:\n%s", n, logged.String())
 	}
 }

@@ -221,12 +221,12 @@ func (f *Folder) resolve(ctx context.Context, rel string) (Conflict, error) {
 // keepOther stores the losing side as a version of the skill, then the
 // winning side on top, so both are in the library's history.
 func (f *Folder) keepOther(ctx context.Context, c *Conflict, keep, other string) error {
-	win, err := parse(c.Path, []byte(keep))
+	win, _, err := parse(c.Path, []byte(keep))
 	if err != nil {
 		return nil // not a skill file, or a broken one: the folder pass reports it
 	}
 	c.Skill = win.Name
-	if lose, err := parse(c.Path, []byte(other)); err == nil && other != "" && lose.Name == win.Name {
+	if lose, _, err := parse(c.Path, []byte(other)); err == nil && other != "" && lose.Name == win.Name {
 		lose.Source, lose.Note = "git", "git merge conflict: the side not kept ("+otherSide(c.Kept)+")"
 		s, _, err := f.db.PutSkill(ctx, lose)
 		if err != nil {

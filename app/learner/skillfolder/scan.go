@@ -30,7 +30,8 @@ type file struct {
 	settled bool   // unchanged long enough to be read
 	sum     string // sha256 of the content ("" when not read)
 	in      store.SkillInput
-	err     error // why the file cannot be used
+	notice  string // what was changed on import (an unknown category filed under general)
+	err     error  // why the file cannot be used
 }
 
 // candidates lists the skill files of dir in the layouts the importer
@@ -85,7 +86,7 @@ func (f *Folder) scan(now time.Time) ([]*file, error) {
 func (f *Folder) read(fl *file) {
 	p := filepath.Join(f.dir, filepath.FromSlash(fl.rel))
 	if c, ok := f.sums[fl.rel]; ok && c.stat == fl.stat {
-		fl.sum, fl.in, fl.err = c.sum, c.in, c.err
+		fl.sum, fl.in, fl.notice, fl.err = c.sum, c.in, c.notice, c.err
 		return
 	}
 	data, err := os.ReadFile(p)
@@ -98,33 +99,36 @@ func (f *Folder) read(fl *file) {
 		return
 	}
 	fl.sum = sumOf(data)
-	fl.in, fl.err = parse(fl.rel, data)
-	f.sums[fl.rel] = cached{stat: fl.stat, sum: fl.sum, in: fl.in, err: fl.err}
+	fl.in, fl.notice, fl.err = parse(fl.rel, data)
+	f.sums[fl.rel] = cached{stat: fl.stat, sum: fl.sum, in: fl.in, notice: fl.notice, err: fl.err}
 }
 
 // cached is a file's parse, kept while its size and mtime stay the same.
 type cached struct {
-	stat fileStat
-	sum  string
-	in   store.SkillInput
-	err  error
+	stat   fileStat
+	sum    string
+	in     store.SkillInput
+	notice string
+	err    error
 }
 
-func parse(rel string, data []byte) (store.SkillInput, error) {
+// parse reads a skill file with skills.ParseFile, which also says when
+// the file's category was unknown and filed under general.
+func parse(rel string, data []byte) (store.SkillInput, string, error) {
 	if len(data) > maxFileBytes {
-		return store.SkillInput{}, fmt.Errorf("file is larger than %d bytes", maxFileBytes)
+		return store.SkillInput{}, "", fmt.Errorf("file is larger than %d bytes", maxFileBytes)
 	}
 	if conflictMarkers(data) {
-		return store.SkillInput{}, fmt.Errorf("the file holds git conflict markers: finish the merge (metaclaw skills sync resolves them)")
+		return store.SkillInput{}, "", fmt.Errorf("the file holds git conflict markers: finish the merge (metaclaw skills sync resolves them)")
 	}
-	in, err := skills.Parse(data)
+	in, notice, err := skills.ParseFile(data)
 	if err != nil {
-		return in, err
+		return in, "", err
 	}
 	if dir := path.Dir(rel); dir != "." && dir != in.Name {
-		return in, fmt.Errorf("name %q does not match its directory %q", in.Name, dir)
+		return in, "", fmt.Errorf("name %q does not match its directory %q", in.Name, dir)
 	}
-	return in, nil
+	return in, notice, nil
 }
 
 // conflictMarkers reports whether data holds the lines git writes into a
@@ -178,9 +182,9 @@ func (f *Folder) writeFile(rel string, data []byte, expect *fileStat) error {
 		return err
 	}
 	st := fileStat{size: fi.Size(), mtime: fi.ModTime()}
-	in, perr := parse(rel, data)
+	in, notice, perr := parse(rel, data)
 	f.stats[rel] = st
-	f.sums[rel] = cached{stat: st, sum: sumOf(data), in: in, err: perr}
+	f.sums[rel] = cached{stat: st, sum: sumOf(data), in: in, notice: notice, err: perr}
 	return nil
 }
 

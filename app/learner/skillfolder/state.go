@@ -20,9 +20,10 @@ const MetaState = "skills_folder"
 // deleted or edited while MetaClaw was not running is told apart from a
 // skill the library gained meanwhile.
 type state struct {
-	Dir    string           `json:"dir"`
-	Files  map[string]entry `json:"files"` // by skill name
-	Broken []Broken         `json:"broken,omitempty"`
+	Dir     string           `json:"dir"`
+	Files   map[string]entry `json:"files"` // by skill name
+	Broken  []Broken         `json:"broken,omitempty"`
+	Notices []Notice         `json:"notices,omitempty"`
 }
 
 // entry is one skill's file as last synced: its path, content hash and the
@@ -48,7 +49,7 @@ func loadState(ctx context.Context, db *store.DB, dir string) (state, error) {
 	if saved.Files == nil {
 		saved.Files = map[string]entry{}
 	}
-	saved.Broken = nil
+	saved.Broken, saved.Notices = nil, nil
 	return saved, nil
 }
 
@@ -62,9 +63,10 @@ func saveState(ctx context.Context, db *store.DB, st state) error {
 
 // Summary is what status shows of the folder.
 type Summary struct {
-	Dir    string   `json:"dir"`
-	Files  int      `json:"files"`
-	Broken []Broken `json:"broken,omitempty"`
+	Dir     string   `json:"dir"`
+	Files   int      `json:"files"`
+	Broken  []Broken `json:"broken,omitempty"`
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // ReadSummary returns the folder's state as the running app last saved it
@@ -78,7 +80,7 @@ func ReadSummary(ctx context.Context, db *store.DB) (Summary, bool, error) {
 	if err := json.Unmarshal([]byte(v), &st); err != nil {
 		return Summary{}, false, nil
 	}
-	return Summary{Dir: st.Dir, Files: len(st.Files), Broken: st.Broken}, true, nil
+	return Summary{Dir: st.Dir, Files: len(st.Files), Broken: st.Broken, Notices: st.Notices}, true, nil
 }
 
 // render is the file of a skill: its SKILL.md with the library's version
