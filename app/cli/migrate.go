@@ -134,6 +134,9 @@ func (m *migration) skills(ctx context.Context) error {
 		m.failed = true
 		m.say("  not brought: %s", fe.Error())
 	}
+	for _, n := range rep.Notices {
+		m.say("  brought with a change: %s", n.Error())
+	}
 	return nil
 }
 

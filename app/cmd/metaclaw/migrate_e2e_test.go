@@ -124,3 +124,34 @@ func TestMigrateFromPythonMetaClaw(t *testing.T) {
 	}
 	in.fails(1, "is not a directory", "migrate", "--from", filepath.Join(src, "nope"))
 }
+
+// TestMigrateReferenceBank runs `metaclaw migrate` on a data directory
+// whose skills folder is a bank of 36 skills in the reference's layout and
+// categories (data_analysis, common_mistakes and one unknown, devops):
+// all 36 come over, none is refused, and the unknown category is said
+// once, filed under general.
+func TestMigrateReferenceBank(t *testing.T) {
+	t.Parallel()
+	in := newInstance(t)
+	src := t.TempDir()
+	if err := os.CopyFS(filepath.Join(src, "skills"), os.DirFS("../../learner/skills/testdata/reference-bank-36")); err != nil {
+		t.Fatal(err)
+	}
+	r := in.run("migrate", "--from", src)
+	if r.code != 0 {
+		t.Fatalf("migrate: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "skills ("+filepath.Join(src, "skills")+"): 36 added, 0 updated, 0 already there") ||
+		strings.Contains(r.stdout, "not brought: ") {
+		t.Errorf("migrate did not bring the whole bank:\n%s", r.stdout)
+	}
+	if n := strings.Count(r.stdout, `category "devops"`); n != 1 || !strings.Contains(r.stdout, "container-image-hygiene/SKILL.md: category \"devops\"") {
+		t.Errorf("the unknown category was said %d times, want once:\n%s", n, r.stdout)
+	}
+	for name, cat := range map[string]string{"profile-data-before-modelling": "data-analysis", "do-not-invent-details": "common_mistakes",
+		"container-image-hygiene": "general", "plan-then-act": "agentic"} {
+		if out := in.must("skills", "show", name).stdout; !strings.Contains(out, "category: "+cat) {
+			t.Errorf("skill %s: want category %s:\n%s", name, cat, out)
+		}
+	}
+}

@@ -244,6 +244,9 @@ func (e *Evolver) apply(ctx context.Context, res Result, ops []Op, m *material) 
 		if op.MergedFrom != "" {
 			note = fmt.Sprintf("merged proposed skill %q (near-duplicate): %s", op.MergedFrom, op.Reason)
 		}
+		if op.CategoryNote != "" {
+			note += " (" + op.CategoryNote + ")"
+		}
 		changes[i] = store.SkillChange{Op: op.Op, Input: store.SkillInput{Name: op.Name, Description: op.Description,
 			Category: op.Category, Tags: op.Tags, Body: op.Body, Source: Source, SessionID: m.sessionID, Note: note, TurnIDs: turns}}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -258,7 +259,6 @@ func TestEvolveRejects(t *testing.T) {
 		{name: "description too short", ops: []map[string]any{op("description", "When.")}, why: "description"},
 		{name: "body too short", ops: []map[string]any{op("body", "Be careful.")}, why: "body"},
 		{name: "body too long", ops: []map[string]any{op("body", strings.Repeat("word ", 900))}, why: "body"},
-		{name: "bad category", ops: []map[string]any{op("category", "cooking")}, why: "category"},
 		{name: "too many tags", ops: []map[string]any{op("tags", []string{"a", "b", "c", "d", "e", "f", "g", "h", "i"})}, why: "tags"},
 		{name: "turn of another session", ops: []map[string]any{op("turns", []int64{999})}, why: "not of this session"},
 		{name: "two ops on one skill", ops: []map[string]any{{"op": "retire", "name": "old-habit"}, {"op": "retire", "name": "old-habit"}}, why: "more than one"},
@@ -396,5 +396,47 @@ func TestEvolveAgainShowsEveryInstruction(t *testing.T) {
 		if !strings.Contains(p, s) {
 			t.Errorf("second prompt lacks %q", s)
 		}
+	}
+}
+
+// The evolver follows the one category rule (skills.FileCategory):
+// data_analysis is data-analysis, common_mistakes is kept, and an unknown
+// category is filed under general, kept as a tag, with a note on the
+// version, instead of refusing the evolution.
+func TestEvolveCategoryRule(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, 1, -1, 0)
+	add := func(name, category, desc, body string) map[string]any {
+		m := clone(newSkill)
+		m["name"], m["category"], m["description"], m["body"] = name, category, desc, body
+		return m
+	}
+	f.reply(t, add("trace-root-cause", "cooking", newSkill["description"].(string), newSkill["body"].(string)),
+		add("check-row-counts", "data_analysis", "When a dataset is loaded from a CSV export for analysis.",
+			"Count the rows and the missing values of every column before computing any statistic."),
+		add("no-guessing-paths", "Common_Mistakes", "When an answer needs a file path that nobody has given.",
+			"List the directory or ask; never write a path that looks plausible but was not seen."))
+	res, err := f.ev.Evolve(context.Background(), "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != evolve.StatusApplied {
+		t.Fatalf("result = %+v, want applied", res)
+	}
+	ctx := context.Background()
+	for name, want := range map[string]string{"trace-root-cause": "general", "check-row-counts": "data-analysis", "no-guessing-paths": "common_mistakes"} {
+		s, err := f.db.Skill(ctx, name)
+		if err != nil || s.Category != want {
+			t.Errorf("%s: category %q (%v), want %q", name, s.Category, err, want)
+		}
+	}
+	s, _ := f.db.Skill(ctx, "trace-root-cause")
+	versions, err := f.db.SkillVersions(ctx, "trace-root-cause")
+	if err != nil || len(versions) != 1 {
+		t.Fatalf("versions %v, %v", versions, err)
+	}
+	if !slices.Contains(s.Tags, "cooking") || !strings.Contains(versions[0].Note, `category "cooking" is not one of`) ||
+		!strings.Contains(versions[0].Note, "filed under general") {
+		t.Errorf("unknown category: tags %v, version note %q", s.Tags, versions[0].Note)
 	}
 }

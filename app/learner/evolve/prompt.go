@@ -18,7 +18,7 @@ Rules:
 - "name": kebab-case (a-z, 0-9, single hyphens), at most 64 characters, saying what the skill is about (e.g. "verify-fix-with-tests"). For update and retire, the exact name of an existing skill.
 - "description": 10 to 300 characters saying WHEN to use the skill (the situation, not the advice).
 - "body": Markdown, 20 to 4000 characters (aim for under 1500): short imperative instructions, steps or checks.
-- "category": one of coding, research, data-analysis, productivity, security, communication, automation, agentic, general.
+- "category": one of coding, research, data-analysis, productivity, security, communication, automation, agentic, general, common_mistakes (general habits about mistakes to avoid).
 - "tags": at most 8 short lower-case keywords.
 - "reason": one sentence on what went wrong and how the operation helps.
 - "turns": the ids of the turns that motivated the operation.

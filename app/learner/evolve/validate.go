@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/app/learner/internal/jsonx"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
 )
 
 // Operations.
@@ -33,10 +34,6 @@ const (
 	maxReasonLen      = 500
 )
 
-// Categories a skill may have (or none).
-var Categories = []string{"coding", "research", "data-analysis", "productivity", "security", "communication",
-	"automation", "agentic", "general"}
-
 var nameRE = regexp.MustCompile(`^[a-z0-9]+(?:-[a-z0-9]+)*$`)
 
 // Op is one operation proposed by the evolver, as validated and applied.
@@ -52,6 +49,9 @@ type Op struct {
 	// MergedFrom is set when a proposed add nearly duplicated an existing
 	// skill and became an update of it: the name the add proposed.
 	MergedFrom string `json:"merged_from,omitempty"`
+	// CategoryNote says when the proposed category was unknown and the
+	// skill was filed under general (skills.FileCategory).
+	CategoryNote string `json:"category_note,omitempty"`
 }
 
 // rejection is an output that breaks a rule; nothing of it is applied.
@@ -99,10 +99,9 @@ func normalize(op *Op) error {
 	op.Op = strings.ToLower(strings.TrimSpace(op.Op))
 	op.Name = strings.TrimSpace(op.Name)
 	op.Description = strings.TrimSpace(op.Description)
-	op.Category = strings.ToLower(strings.TrimSpace(op.Category))
 	op.Body = strings.TrimSpace(op.Body)
 	op.Reason = shorten(strings.TrimSpace(op.Reason), maxReasonLen)
-	op.MergedFrom = ""
+	op.MergedFrom, op.CategoryNote = "", ""
 	if len(op.Name) > MaxNameLen || !nameRE.MatchString(op.Name) {
 		return fmt.Errorf("name must be kebab-case (a-z, 0-9, single hyphens), 1 to %d characters", MaxNameLen)
 	}
@@ -120,12 +119,12 @@ func normalize(op *Op) error {
 	if n := utf8.RuneCountInString(op.Body); n < MinBodyLen || n > MaxBodyLen {
 		return fmt.Errorf("body has %d characters, want %d to %d", n, MinBodyLen, MaxBodyLen)
 	}
-	if op.Category != "" && !slices.Contains(Categories, op.Category) {
-		return fmt.Errorf("category %q is not one of %s", op.Category, strings.Join(Categories, ", "))
-	}
 	tags, err := normTags(op.Tags)
-	op.Tags = tags
-	return err
+	if err != nil {
+		return err
+	}
+	op.Category, op.Tags, op.CategoryNote = skills.FileCategory(op.Category, tags, MaxTags)
+	return nil
 }
 
 func normTags(in []string) ([]string, error) {

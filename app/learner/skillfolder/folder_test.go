@@ -301,3 +301,35 @@ func TestUnknownCategoryFiledUnderGeneral(t *testing.T) {
 		t.Errorf("the log said it %d times, want once:\n%s", n, logged.String())
 	}
 }
+
+// TestReferenceBankThroughTheFolder copies a bank of 36 skills written in
+// the reference MetaClaw's layout and categories (data_analysis,
+// common_mistakes and one unknown, devops) into the folder, as the
+// reference's README has people do: every file becomes a skill, none is
+// refused, the unknown category is noticed once and filed under general.
+func TestReferenceBankThroughTheFolder(t *testing.T) {
+	h := newHarness(t)
+	if err := os.CopyFS(h.dir, os.DirFS("../skills/testdata/reference-bank-36")); err != nil {
+		t.Fatal(err)
+	}
+	rep := h.sync()
+	if len(rep.Imported) != 36 || len(rep.Broken) != 0 || len(rep.Waiting) != 0 {
+		t.Fatalf("imported %d, broken %v, waiting %v; want 36 and none", len(rep.Imported), rep.Broken, rep.Waiting)
+	}
+	if len(rep.Notices) != 1 || rep.Notices[0].Path != "container-image-hygiene/SKILL.md" || !strings.Contains(rep.Notices[0].Note, `"devops"`) {
+		t.Errorf("notices %+v, want the devops file once", rep.Notices)
+	}
+	all, err := h.db.Skills(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cats := map[string]int{}
+	for _, s := range all {
+		cats[s.Category]++
+	}
+	want := map[string]int{"coding": 5, "data-analysis": 4, "agentic": 4, "common_mistakes": 4, "research": 3, "security": 3,
+		"communication": 3, "automation": 3, "productivity": 3, "general": 4}
+	if diff := cmp.Diff(want, cats); diff != "" {
+		t.Errorf("categories (-want +got):\n%s", diff)
+	}
+}

@@ -88,18 +88,27 @@ func ParseFile(data []byte) (store.SkillInput, string, error) {
 	if err != nil {
 		return in, "", err
 	}
-	cat, known := NormalizeCategory(in.Category)
-	in.Category = cat
-	notice := ""
-	if !known {
-		notice = fmt.Sprintf("category %q is not one of %s: filed under general", cat, strings.Join(Categories, ", "))
-		if len(in.Tags) < MaxTags && !slices.Contains(in.Tags, cat) {
-			in.Tags = append(in.Tags, cat)
-			notice += fmt.Sprintf(" (tag %q keeps it)", cat)
-		}
-		in.Category = CategoryGeneral
-	}
+	var notice string
+	in.Category, in.Tags, notice = FileCategory(in.Category, in.Tags, MaxTags)
 	return in, notice, Validate(in)
+}
+
+// FileCategory is the one category rule, for files, imports and the
+// evolver alike: the category in its canonical spelling
+// (NormalizeCategory: data_analysis is data-analysis, common_mistakes a
+// category of its own), or, when it is unknown, general, with the unknown
+// name added to the tags (when fewer than maxTags) and a notice saying so.
+func FileCategory(category string, tags []string, maxTags int) (string, []string, string) {
+	cat, known := NormalizeCategory(category)
+	if known {
+		return cat, tags, ""
+	}
+	notice := fmt.Sprintf("category %q is not one of %s: filed under general", cat, strings.Join(Categories, ", "))
+	if len(tags) < maxTags && !slices.Contains(tags, cat) {
+		tags = append(tags, cat)
+		notice += fmt.Sprintf(" (tag %q keeps it)", cat)
+	}
+	return CategoryGeneral, tags, notice
 }
 
 func parse(data []byte) (store.SkillInput, error) {
