@@ -65,7 +65,7 @@ func (l *Learning) embedder(d Deps, key string, want bool) *retrieval.Embedder {
 	if apiKey == "" {
 		apiKey = cfg.LLM.APIKey
 	}
-	return retrieval.NewEmbedder(d.DB, base, apiKey, cfg.Skills.EmbeddingModel)
+	return retrieval.NewEmbedder(d.DB, base, apiKey, cfg.Skills.EmbeddingModel).Metered(l.Meter)
 }
 
 // buildMemory makes the memory service: the extraction model (rules only

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -26,6 +27,7 @@ type Embedder struct {
 	url   string
 	model string
 	db    *store.DB
+	meter *usage.Meter // counts the calls as learning's (usage.Embeddings); nil: none
 }
 
 // NewEmbedder makes an embedder for baseURL (ending in /v1), key and model.
@@ -33,6 +35,15 @@ func NewEmbedder(db *store.DB, baseURL, key, model string) *Embedder {
 	p := &llm.Poster{Header: llm.BearerHeader(key, nil), Secret: key,
 		Timeout: embedTimeout, MaxRetries: embedMaxRetries}
 	return &Embedder{post: p, url: strings.TrimRight(baseURL, "/") + "/embeddings", model: model, db: db}
+}
+
+// Metered makes the embedder's calls count in learning's usage meter under
+// usage.Embeddings, like the other learner calls, and so obey
+// learning.max_calls_per_day: once it is reached, texts not in the cache
+// fail with usage.ErrBudget. It returns e.
+func (e *Embedder) Metered(m *usage.Meter) *Embedder {
+	e.meter = m
+	return e
 }
 
 // embeddingsRequest is an OpenAI embeddings request for a batch of texts.
@@ -47,6 +58,9 @@ type embeddingsResponse struct {
 		Index     int       `json:"index"`
 		Embedding []float64 `json:"embedding"`
 	} `json:"data"`
+	Usage struct {
+		PromptTokens int `json:"prompt_tokens"`
+	} `json:"usage"`
 }
 
 // Embed returns one unit-length vector per text, from the cache where it
@@ -79,8 +93,16 @@ func (e *Embedder) fetch(ctx context.Context, texts []string, idx []int, out [][
 	for i, j := range idx {
 		inputs[i] = texts[j]
 	}
+	if err := e.meter.Allow(ctx); err != nil {
+		return fmt.Errorf("embeddings: %w", err)
+	}
 	var resp embeddingsResponse
-	if err := e.post.PostJSON(ctx, e.url, embeddingsRequest{Model: e.model, Input: inputs}, &resp); err != nil {
+	err := e.post.PostJSON(ctx, e.url, embeddingsRequest{Model: e.model, Input: inputs}, &resp)
+	if ctx.Err() == nil || err == nil {
+		e.meter.Record(ctx, usage.Embeddings, usage.Call{Usage: llm.Usage{PromptTokens: resp.Usage.PromptTokens}, Failed: err != nil})
+		e.meter.Outcome(usage.Embeddings, err)
+	}
+	if err != nil {
 		return fmt.Errorf("embeddings: %w", err)
 	}
 	if len(resp.Data) != len(idx) {
