@@ -26,7 +26,14 @@ import (
 // runtime.ts adds --add-host=host.docker.internal:host-gateway on Linux),
 // so the URL names that host, and the proxy must listen where containers
 // can reach it (proxy.host; 127.0.0.1 only works with Docker Desktop).
-// NanoClaw documents no restart command and no context-window setting.
+// NanoClaw documents no restart command, and it cannot be told a context
+// window (qwibitai/nanoclaw at 0683c6ec): the agent container's environment
+// is TZ plus the provider's contribution (src/container-runner.ts
+// buildContainerArgs; src/providers/claude.ts gives ANTHROPIC_BASE_URL and
+// a placeholder ANTHROPIC_AUTH_TOKEN from .env), and the agent runner
+// compacts at CLAUDE_CODE_AUTO_COMPACT_WINDOW from that environment, 165000
+// when unset (container/agent-runner/src/providers/claude.ts), which no
+// NanoClaw setting sets. The proxy's cut stands in (docs/agents.md).
 type nanoclawConnector struct {
 	dir       string
 	printOnly bool
