@@ -21,12 +21,19 @@ func (a *App) startRollout(ctx context.Context, cfg config.Config) {
 	var agent rollout.Agent = &rollout.Loop{ProxyURL: a.ProxyURL(), APIKey: cfg.Proxy.APIKey, Model: cfg.LLM.ModelID,
 		MaxSteps: cfg.OpenClawEnvMaxSteps, CallTimeout: 10 * time.Minute, CommandTimeout: 30 * time.Second,
 		WorkDir: func(t rollout.Task) string { return filepath.Join(a.opts.Home, "rollout", safeName(t.ID)) }}
-	name := "built-in tool loop"
+	name, conc := "built-in tool loop", cfg.OpenClawEnvConcurrency
 	if cfg.ClawType == "openclaw" {
 		agent, name = rollout.OpenClaw{Timeout: 10 * time.Minute}, "openclaw"
+		if conc > 1 {
+			// A second `openclaw agent --local` of the same user fails while
+			// one runs: "failed to acquire gateway state ownership" (seen
+			// with OpenClaw 2026.9.6, TestRolloutThroughOpenClaw).
+			a.log.Warn("OpenClaw runs one local agent at a time: the rollout runs one episode at a time", "openclaw_env_concurrency", conc)
+			conc = 1
+		}
 	}
 	r := rollout.New(rollout.Options{DB: a.db, Dir: expandHome(cfg.OpenClawEnvDataDir), Split: cfg.OpenClawEnvSplit,
-		Concurrency: cfg.OpenClawEnvConcurrency, Rounds: cfg.OpenClawEnvRounds, Agent: agent, AgentName: name, Paused: a.Paused,
+		Concurrency: conc, Rounds: cfg.OpenClawEnvRounds, Agent: agent, AgentName: name, Paused: a.Paused,
 		Logger: a.log.With("part", "rollout")})
 	a.log.Info("programmatic rollout on", "dir", cfg.OpenClawEnvDataDir, "agent", cfg.ClawType)
 	a.goService(ctx, "rollout", r.Serve)
