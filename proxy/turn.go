@@ -2,17 +2,13 @@ package proxy
 
 import (
 	"encoding/json"
-	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/proxy/anthropic"
-	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/proxy/openai"
 	"github.com/metaclaw/metaclaw/store"
-	"github.com/tidwall/gjson"
 )
 
 // turnState follows one request through the proxy, for recording.
@@ -69,85 +65,9 @@ type completionWire struct {
 	} `json:"usage"`
 }
 
-// fromOpenAIBody reduces a chat completion body for recording. It reads
-// the members with gjson, which is several times faster than decoding;
-// when one of them has a type the decoding would refuse, or is repeated
-// or spelt in another case, it decodes instead, so the recorded turn is
-// the same either way.
+// fromOpenAIBody reduces a chat completion body for recording; a body
+// that does not decode records an empty response.
 func fromOpenAIBody(body []byte) response {
-	if r, ok := readOpenAIBody(body); ok {
-		return r
-	}
-	return decodeOpenAIBody(body)
-}
-
-// readOpenAIBody is fromOpenAIBody's gjson path; it reports false when the
-// body needs decoding. It reads each object once, member by member.
-func readOpenAIBody(body []byte) (response, bool) {
-	if !utf8.Valid(body) || !rawjson.Valid(body) {
-		return response{}, false // decoding replaces invalid UTF-8
-	}
-	var top, ch, msg, usage [4]gjson.Result
-	if !readMembers(rawjson.View(body), answerKeys, top[:]) {
-		return response{}, false
-	}
-	choices, usageObj := top[0], top[1]
-	if !choices.IsArray() || !(isAbsent(usageObj) || usageObj.IsObject()) {
-		return response{}, false
-	}
-	var choice gjson.Result
-	choices.ForEach(func(_, e gjson.Result) bool { choice = e; return false })
-	if !readMembers(choice, choiceKeys, ch[:]) || !(isAbsent(ch[0]) || ch[0].IsObject()) {
-		return response{}, false
-	}
-	if ch[0].IsObject() && !readMembers(ch[0], messageKeys, msg[:]) {
-		return response{}, false
-	}
-	if usageObj.IsObject() && !readMembers(usageObj, usageKeys, usage[:]) {
-		return response{}, false
-	}
-	finish, content, rc, rs, tcs := ch[1], msg[0], msg[1], msg[2], msg[3]
-	in, okIn := rawjson.Int(usage[0], strconv.IntSize)
-	out, okOut := rawjson.Int(usage[1], strconv.IntSize)
-	if !rawjson.IsText(finish) || !rawjson.IsText(content) || !rawjson.IsText(rc) || !rawjson.IsText(rs) || !okIn || !okOut {
-		return response{}, false
-	}
-	// The strings may be views of body; the record outlives it.
-	r := response{text: strings.Clone(content.Str), reasoning: strings.Clone(firstNonEmpty(rc.Str, rs.Str)),
-		finish: strings.Clone(finish.Str), promptTokens: int(in), outTokens: int(out)}
-	if !isAbsent(tcs) {
-		var calls []openai.ToolCall
-		if json.Unmarshal([]byte(tcs.Raw), &calls) != nil {
-			return response{}, false
-		}
-		r.toolCalls = calls
-	}
-	return r, true
-}
-
-// The members readOpenAIBody reads, object by object.
-var (
-	answerKeys  = []string{"choices", "usage"}
-	choiceKeys  = []string{"message", "finish_reason"}
-	messageKeys = []string{"content", "reasoning_content", "reasoning", "tool_calls"}
-	usageKeys   = []string{"prompt_tokens", "completion_tokens"}
-)
-
-// readMembers puts the object's members named in keys in out, in the same
-// order; it reports false when obj is not an object or one of them is
-// repeated or spelt in another case (see rawjson.Members).
-func readMembers(obj gjson.Result, keys []string, out []gjson.Result) bool {
-	return rawjson.Members(obj, keys, func(i int, v gjson.Result) bool {
-		out[i] = v
-		return true
-	})
-}
-
-// isAbsent reports whether v is missing or null.
-func isAbsent(v gjson.Result) bool { return !v.Exists() || v.Type == gjson.Null }
-
-// decodeOpenAIBody is fromOpenAIBody with encoding/json.
-func decodeOpenAIBody(body []byte) response {
 	var cc completionWire
 	if json.Unmarshal(body, &cc) != nil || len(cc.Choices) == 0 {
 		return response{}

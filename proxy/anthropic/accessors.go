@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"strings"
-	"unicode/utf8"
 
 	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
-	"github.com/tidwall/gjson"
 )
 
 // Model returns the "model" member.
@@ -92,7 +89,7 @@ func (r *MessagesRequest) Thinking() (Thinking, bool) {
 }
 
 // decodeSystem decodes raw, the "system" member (a string or text
-// blocks): System when gjson cannot answer.
+// blocks).
 func decodeSystem(raw json.RawMessage) (Content, error) {
 	var c Content
 	if isNull(raw) {
@@ -104,8 +101,7 @@ func decodeSystem(raw json.RawMessage) (Content, error) {
 	return c, nil
 }
 
-// decodeMessages decodes the "messages" member: Messages when gjson cannot
-// answer.
+// decodeMessages decodes the "messages" member.
 func (r *MessagesRequest) decodeMessages() ([]Message, error) {
 	var msgs []Message
 	raw := r.obj.Get("messages")
@@ -180,54 +176,10 @@ func (r *MessagesRequest) Tools() ([]Tool, error) {
 	if isNull(raw) {
 		return nil, nil
 	}
-	if tools, ok := readTools(raw); ok {
-		return tools, nil
-	}
 	if err := json.Unmarshal(raw, &tools); err != nil {
 		return nil, invalid(CodeInvalidType, "tools: %v", err)
 	}
 	return tools, nil
-}
-
-// toolFields are Tool's JSON names, in the order of readTools' cases.
-var toolFields = []string{"type", "name", "description", "input_schema", "cache_control"}
-
-// readTools is Tools without reflection, for the tools a client sends on
-// every turn. It answers only when decoding would give the same without
-// an error: raw is a valid UTF-8 array of objects read by rawjson.Members
-// (no field repeated or named up to case), the string fields strings or
-// null. Otherwise it reports false and Tools decodes (FuzzToolsAgrees
-// holds the two to one answer).
-func readTools(raw json.RawMessage) ([]Tool, bool) {
-	list := rawjson.View(raw)
-	if !list.IsArray() || !utf8.Valid(raw) {
-		return nil, false
-	}
-	tools := make([]Tool, 0, 8) // decoding "[]" gives an empty list, not nil
-	ok := true
-	rawjson.ForEach(list, func(_, el gjson.Result) bool {
-		var t Tool
-		ok = rawjson.Members(el, toolFields, func(i int, v gjson.Result) bool {
-			switch i {
-			case 0:
-				t.Type = strings.Clone(v.Str)
-			case 1:
-				t.Name = strings.Clone(v.Str)
-			case 2:
-				t.Description = strings.Clone(v.Str)
-			case 3:
-				t.InputSchema = json.RawMessage(v.Raw)
-				return true
-			default:
-				t.CacheControl = json.RawMessage(v.Raw)
-				return true
-			}
-			return rawjson.IsText(v)
-		})
-		tools = append(tools, t)
-		return ok
-	})
-	return tools, ok
 }
 
 // ToolChoice is the "tool_choice" member.

@@ -47,14 +47,6 @@ type usageWire struct {
 // "type") and data. An "error" event returns a *StreamError; malformed or
 // out-of-order events return an error and are otherwise ignored.
 func (a *Accumulator) Add(event string, data []byte) error {
-	if a.addDeltaFast(event, data) {
-		return nil
-	}
-	return a.addDecoded(event, data)
-}
-
-// addDecoded is Add with encoding/json.
-func (a *Accumulator) addDecoded(event string, data []byte) error {
 	var ev streamEvent
 	if err := json.Unmarshal(data, &ev); err != nil {
 		return fmt.Errorf("decode event: %w", err)

@@ -18,5 +18,4 @@ var (
 	newObjWriter = rawjson.NewWriter
 	splitKnown   = rawjson.SplitKnown
 	decodeInto   = rawjson.DecodeInto
-	foldEqual    = rawjson.FoldEqual
 )

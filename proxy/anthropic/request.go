@@ -54,7 +54,7 @@ func (r *MessagesRequest) validate() error {
 	if isNull(raw) {
 		return invalid(CodeMissingMessages, "messages: field required")
 	}
-	split, err := splitMessages(raw, true)
+	split, err := splitMessages(raw)
 	if err != nil {
 		return err
 	}

@@ -124,11 +124,7 @@ func (r *ChatRequest) spliceSystem(idx int, text string) bool {
 	if c.repeats[idx] || content.Type != gjson.String || len(content.Raw) <= 2 {
 		return false
 	}
-	at := rawjson.Offset(c.raw, c.items[idx])
-	if at < 0 {
-		return false
-	}
-	at += content.Index + len(content.Raw) - 1 // the closing quote
+	at := content.Index + len(content.Raw) - 1 // the closing quote
 	r.obj.Set("messages", rawjson.AppendAfterText(c.raw, at, text))
 	return true
 }

@@ -9,12 +9,11 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// The proxy's hot path reads a request's messages without decoding them
-// into Message values: ParseChatRequest splits the array once, checks each
-// message's member types with gjson (the same checks Messages' decoding
-// makes, so a request that passes here also decodes), and keeps the split
-// so Conversation and InjectSystem do not scan the array again. A fuzz
-// test holds the two paths to the same verdicts and texts.
+// The proxy's hot path reads a request's messages with gjson and never
+// decodes them: ParseChatRequest walks the array once, checks the types of
+// the members of each message the proxy reads or forwards to a translated
+// API, and keeps what it read so Conversation and InjectSystem do not walk
+// the array again. Messages decodes, for translation only.
 
 // RoleText is a message's role and the text of its content (see
 // Content.String).
@@ -24,7 +23,8 @@ type RoleText struct {
 }
 
 // msgCache is the split "messages" member: raw is the member the split was
-// made from, so a later SetField invalidates it.
+// made from, so a later SetField invalidates it. The contents' Index is
+// their offset in raw.
 type msgCache struct {
 	raw      json.RawMessage
 	items    []json.RawMessage
@@ -43,21 +43,26 @@ func (r *ChatRequest) items() ([]json.RawMessage, []string, error) {
 	if c := r.msgs; c != nil && len(c.raw) == len(raw) && &c.raw[0] == &raw[0] {
 		return c.items, c.roles, nil
 	}
-	items, ok := rawjson.SplitArray(raw)
-	if !ok {
+	list := rawjson.View(raw)
+	if !list.IsArray() {
 		return nil, nil, invalid(CodeInvalidMessages, "messages", "'messages' must be an array")
 	}
-	c := &msgCache{raw: raw, items: items, roles: make([]string, len(items)),
-		contents: make([]gjson.Result, len(items)), repeats: make([]bool, len(items))}
-	for i, item := range items {
-		m, err := checkMessage(item, i)
-		if err != nil {
-			return nil, nil, err
+	c := &msgCache{raw: raw}
+	var err error
+	list.ForEach(func(_, item gjson.Result) bool {
+		m, e := checkMessage(item, len(c.items))
+		if err = e; err != nil {
+			return false
 		}
-		c.roles[i], c.contents[i], c.repeats[i] = m.role.String(), m.content, m.repeats
+		c.items = append(c.items, rawjson.Slice(raw, item))
+		c.roles, c.contents, c.repeats = append(c.roles, m.role.String()), append(c.contents, m.content), append(c.repeats, m.repeats)
+		return true
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	r.msgs = c
-	return items, c.roles, nil
+	return c.items, c.roles, nil
 }
 
 // Conversation returns each message's role and text, in order.
@@ -92,19 +97,19 @@ func contentText(c gjson.Result) string {
 }
 
 // message holds the members of one message that the checks look at; like
-// gjson's Get, the first of repeated keys counts.
+// encoding/json, the last of repeated keys counts.
 type message struct {
 	role, content, toolCalls, name, toolCallID, reasoning gjson.Result
 	repeats                                               bool // one of them appears twice
 }
 
 // members reads a message's members in one pass over it, item being a
-// valid JSON object; only the members the checks read are parsed.
-func members(item []byte) message {
+// JSON object; only the members the checks read are kept.
+func members(item gjson.Result) message {
 	var msg message
-	rawjson.EachMember(item, func(k, v []byte, at int) bool {
+	item.ForEach(func(k, v gjson.Result) bool {
 		var dst *gjson.Result
-		switch rawjson.Key(k) {
+		switch k.Str {
 		case "role":
 			dst = &msg.role
 		case "content":
@@ -118,22 +123,18 @@ func members(item []byte) message {
 		case "reasoning_content":
 			dst = &msg.reasoning
 		}
-		switch {
-		case dst == nil:
-		case dst.Exists():
-			msg.repeats = true
-		default:
-			*dst = rawjson.Result(v, at)
+		if dst != nil {
+			msg.repeats = msg.repeats || dst.Exists()
+			*dst = v
 		}
 		return true
 	})
 	return msg
 }
 
-// checkMessage checks the members of messages[i] that Message decodes and
-// returns them.
-func checkMessage(item json.RawMessage, i int) (message, error) {
-	m := rawjson.View(item)
+// checkMessage checks the members of messages[i], m, that the proxy reads
+// or translates, and returns them.
+func checkMessage(m gjson.Result, i int) (message, error) {
 	bad := func(what string) error {
 		return invalid(CodeInvalidMessages, "messages", "invalid 'messages': messages[%d]: %s", i, what)
 	}
@@ -144,7 +145,7 @@ func checkMessage(item json.RawMessage, i int) (message, error) {
 	if !m.IsObject() {
 		return message{}, noRole()
 	}
-	msg := members(item)
+	msg := members(m)
 	switch {
 	case msg.role.Type != gjson.String:
 		return message{}, noRole()
@@ -162,7 +163,8 @@ func checkMessage(item json.RawMessage, i int) (message, error) {
 	return msg, nil
 }
 
-// contentOK mirrors Content and ContentPart decoding.
+// contentOK checks content: a string, null or an array of part objects
+// whose "type", "text" and "image_url" are of the types Content decodes.
 func contentOK(c gjson.Result) bool {
 	switch {
 	case rawjson.IsText(c):
@@ -178,8 +180,8 @@ func contentOK(c gjson.Result) bool {
 	return ok
 }
 
-// imageURLOK mirrors decodeImageURL: an object with string members, or a
-// string.
+// imageURLOK checks an image_url: a string, or an object with string
+// members (see decodeImageURL).
 func imageURLOK(u gjson.Result) bool {
 	if rawjson.IsText(u) {
 		return true
@@ -187,7 +189,7 @@ func imageURLOK(u gjson.Result) bool {
 	return u.IsObject() && rawjson.IsText(u.Get("url")) && rawjson.IsText(u.Get("detail"))
 }
 
-// toolCallsOK mirrors ToolCall decoding.
+// toolCallsOK checks tool_calls: null or an array of ToolCall objects.
 func toolCallsOK(tcs gjson.Result) bool {
 	switch {
 	case !tcs.Exists() || tcs.Type == gjson.Null:

@@ -174,3 +174,41 @@ func BenchmarkAppendStringBody(b *testing.B) {
 		buf = AppendStringBody(buf[:0], s)
 	}
 }
+
+// TestParseObjectDepth checks ParseObject refuses what encoding/json
+// refuses to decode, nesting beyond 10,000 levels, and splits what it
+// accepts at that depth (gjson walks it without recursion).
+func TestParseObjectDepth(t *testing.T) {
+	for _, tc := range []struct {
+		depth int
+		ok    bool
+	}{{9999, true}, {10000, false}, {1 << 20, false}} {
+		body := `{"a":` + strings.Repeat("[", tc.depth) + strings.Repeat("]", tc.depth) + `}`
+		o, err := ParseObject([]byte(body))
+		if (err == nil) != tc.ok {
+			t.Fatalf("depth %d: err = %v", tc.depth, err)
+		}
+		if tc.ok && len(o.Get("a")) != 2*tc.depth {
+			t.Fatalf("depth %d: member a has %d bytes", tc.depth, len(o.Get("a")))
+		}
+	}
+}
+
+// TestSplitOffsets checks members and elements are the exact bytes of
+// their values, leading space and nesting included.
+func TestSplitOffsets(t *testing.T) {
+	raw := []byte(" \n{ \"k\\u0065y\" :  [ 1 , {\"x\" : \"a\\\"b\"} ] ,\"n\":null}")
+	o, ok := SplitObject(raw)
+	if !ok || len(o.Fields) != 2 || o.Fields[0].Key != "key" || string(o.Fields[0].Val) != `[ 1 , {"x" : "a\"b"} ]` ||
+		string(o.Get("n")) != "null" {
+		t.Fatalf("SplitObject = %+v, %v", o, ok)
+	}
+	items, _ := SplitArray(o.Get("key"))
+	if len(items) != 2 || string(items[1]) != `{"x" : "a\"b"}` {
+		t.Fatalf("SplitArray = %q", items)
+	}
+	x := View(items[1]).Get("x")
+	if s := string(Slice(items[1], x)); s != `"a\"b"` || x.Str != `a"b` {
+		t.Fatalf("Slice = %s (%q)", s, x.Str)
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -41,15 +40,14 @@ var ErrNotObject = errors.New("not a JSON object")
 //
 // data must be valid UTF-8: the request parsers check that first, to
 // answer with their API's invalid_utf8 error (encoding/json would repair
-// it silently). Valid input takes one validating pass (Valid) and one
-// splitting pass (EachMember): no reflection, one allocation for the copy
-// and one for the members; input Valid refuses is parsed again with
-// encoding/json, whose error the caller gets. Either way no member nests
-// deeper than MaxDepth, so a member decodes unless its types are wrong.
+// it silently). encoding/json.Valid checks the body (it refuses nesting
+// deeper than encoding/json decodes, so a member decodes unless its types
+// are wrong), gjson splits it; invalid input is parsed again with
+// encoding/json's decoder, whose error the caller gets.
 func ParseObject(data []byte) (Object, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
-	if !Valid(data) {
-		return parseObjectSlow(data)
+	if !json.Valid(data) {
+		return Object{}, invalidError(data)
 	}
 	o, ok := SplitObject(bytes.Clone(data))
 	if !ok {
@@ -62,13 +60,13 @@ func ParseObject(data []byte) (Object, error) {
 // a parsed Object), into its members without validating or copying it: the
 // values are slices of raw. It reports false when raw is not an object.
 func SplitObject(raw json.RawMessage) (Object, bool) {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 || raw[0] != '{' {
+	v := View(raw)
+	if !v.IsObject() {
 		return Object{}, false
 	}
 	o := Object{Fields: make([]Field, 0, 8)}
-	EachMember(raw, func(k, v []byte, _ int) bool {
-		o.Set(strings.Clone(Key(k)), v)
+	v.ForEach(func(k, v gjson.Result) bool {
+		o.Set(strings.Clone(k.Str), Slice(raw, v))
 		return true
 	})
 	return o, true
@@ -78,36 +76,54 @@ func SplitObject(raw json.RawMessage) (Object, bool) {
 // must be valid JSON (for example a member of a parsed Object). It reports
 // false when raw is not an array.
 func SplitArray(raw json.RawMessage) ([]json.RawMessage, bool) {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 || raw[0] != '[' {
+	v := View(raw)
+	if !v.IsArray() {
 		return nil, false
 	}
 	items := make([]json.RawMessage, 0, 8)
-	EachElement(raw, func(v []byte, _ int) bool {
-		items = append(items, v)
+	v.ForEach(func(_, v gjson.Result) bool {
+		items = append(items, Slice(raw, v))
 		return true
 	})
 	return items, true
 }
 
-// View returns a gjson view of raw, valid JSON, without copying it: what
-// gjson.Parse gives, except that a string is unquoted a run at a time (see
-// Result). raw must stay unchanged while the view is used.
+// View returns gjson's view of raw without copying it; raw must stay
+// unchanged while the view (or a string read from it) is used.
 func View(raw []byte) gjson.Result {
-	i := skipSpace(raw, 0)
-	switch {
-	case i == len(raw):
-		return gjson.Result{}
-	case raw[i] == '"':
-		end := stringEnd(raw, i)
-		return Result(raw[i:end:end], i)
+	i := 0
+	for i < len(raw) && (raw[i] == ' ' || raw[i] == '\t' || raw[i] == '\r' || raw[i] == '\n') {
+		i++
 	}
-	return gjson.Parse(unsafe.String(&raw[0], len(raw)))
+	if i == len(raw) {
+		return gjson.Result{}
+	}
+	v := gjson.Parse(unsafe.String(&raw[i], len(raw)-i))
+	v.Index = i // gjson.Parse leaves it 0; ForEach offsets members by it
+	return v
 }
 
-// parseObjectSlow parses with encoding/json's decoder, for the error
-// message of invalid input (and as the arbiter should gjson ever reject
-// what encoding/json accepts).
+// Slice returns the bytes of v, a value gjson found in raw (View(raw)
+// or one of its members, at any depth), as a slice of raw.
+func Slice(raw []byte, v gjson.Result) []byte {
+	end := v.Index + len(v.Raw)
+	return raw[v.Index:end:end]
+}
+
+// invalidError returns why data, which json.Valid refused, is not a JSON
+// object: the error of parsing it with encoding/json's decoder, or, for a
+// body only too deeply nested (the decoder counts depth per member),
+// json.Unmarshal's.
+func invalidError(data []byte) error {
+	if _, err := parseObjectSlow(data); err != nil {
+		return err
+	}
+	return json.Unmarshal(data, new(json.RawMessage))
+}
+
+// parseObjectSlow parses with encoding/json's decoder, member by member:
+// the reference the fuzz test holds ParseObject to, and the error message
+// of invalid input.
 func parseObjectSlow(data []byte) (Object, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	tok, err := dec.Token()
@@ -291,19 +307,6 @@ var plainASCII = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
-// Offset returns where sub, a subslice of outer (such as an element that
-// SplitArray returned), starts within outer; -1 when it is not one.
-func Offset(outer, sub []byte) int {
-	if len(sub) == 0 || len(outer) == 0 {
-		return -1
-	}
-	d := uintptr(unsafe.Pointer(unsafe.SliceData(sub))) - uintptr(unsafe.Pointer(unsafe.SliceData(outer)))
-	if d > uintptr(len(outer)-len(sub)) || len(sub) > len(outer) {
-		return -1
-	}
-	return int(d)
-}
-
 // escapeASCII returns the JSON escape of an ASCII byte that needs one.
 func escapeASCII(c byte) string {
 	switch c {
@@ -326,28 +329,10 @@ func escapeASCII(c byte) string {
 	return string([]byte{'\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]})
 }
 
-// MaxDepth is encoding/json's nesting limit: it refuses a value whose
-// arrays and objects nest deeper.
-const MaxDepth = 10000
-
 // IsText reports whether v (read with gjson) decodes into a string or a
 // *string: absent, null or a string. (An absent gjson.Result has type
 // Null.)
 func IsText(v gjson.Result) bool { return v.Type == gjson.Null || v.Type == gjson.String }
-
-// Int returns what v (read with gjson) decodes to in an integer of the
-// given bit size: 0 when absent or null, the value of an integer literal in
-// range; ok is false for anything else, which decoding refuses.
-func Int(v gjson.Result, bits int) (n int64, ok bool) {
-	switch v.Type {
-	case gjson.Null:
-		return 0, true
-	case gjson.Number:
-		n, err := strconv.ParseInt(v.Raw, 10, bits)
-		return n, err == nil
-	}
-	return 0, false
-}
 
 // SplitKnown decodes a JSON object into a map and moves the members named
 // in known out of it; what remains are the unknown members (nil if none).
