@@ -3,18 +3,20 @@
 // messages request, told apart by their JSON rather than by the turn's API,
 // since an Anthropic client routed to an OpenAI upstream is stored
 // translated), the user's instruction, and the response's tool calls. It
-// also trims long text. It is internal to app/learner and imports only the
-// proxy's pure wire-format packages.
+// also trims long text. It reads requests with gjson alone, not with the
+// proxy's request parsers; it imports proxy/openai for the tool call type
+// of stored responses only. It is internal to app/learner.
 package transcript
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
 
-	"github.com/metaclaw/metaclaw/proxy/anthropic"
 	"github.com/metaclaw/metaclaw/proxy/openai"
+	"github.com/tidwall/gjson"
 )
 
 // Roles of a Message.
@@ -38,136 +40,90 @@ type ToolCall struct {
 	Arguments string
 }
 
-// Parse returns the conversation of a request body in either wire format.
-// Anthropic tool_result blocks become RoleTool messages; the system prompt,
-// when there is one, comes first.
+// Parse returns the conversation of a request body in either wire format,
+// read in one walk with gjson (the proxy validated the request before
+// storing it; this reads it, it does not check it again). The formats
+// share what it reads: a top-level "system" (Anthropic) becomes the first
+// message; a message's text is its string content or its "text" parts or
+// blocks joined with "\n"; tool calls are OpenAI's "tool_calls" or
+// Anthropic's tool_use blocks; Anthropic tool_result blocks become RoleTool
+// messages before the rest of their message. OpenAI's "developer" counts
+// as RoleSystem, "function" as RoleTool.
 func Parse(body []byte) ([]Message, error) {
-	if isAnthropic(body) {
-		msgs, err := parseAnthropic(body)
-		if err == nil {
-			return msgs, nil
-		}
+	root := gjson.ParseBytes(body)
+	msgs := root.Get("messages")
+	if !root.IsObject() || !msgs.IsArray() {
+		return nil, errors.New("parse request: not a request with a messages array")
 	}
-	msgs, err := parseOpenAI(body)
-	if err != nil {
-		if alt, aerr := parseAnthropic(body); aerr == nil {
-			return alt, nil
-		}
-		return nil, fmt.Errorf("parse request: %w", err)
+	var out []Message
+	if sys := root.Get("system"); sys.Exists() && sys.Type != gjson.Null {
+		out = append(out, Message{Role: RoleSystem, Text: contentText(sys)})
 	}
-	return msgs, nil
-}
-
-// isAnthropic tells an Anthropic messages request from an OpenAI chat
-// request: a top-level "system", or content blocks only Anthropic has.
-func isAnthropic(body []byte) bool {
-	var probe struct {
-		System   json.RawMessage `json:"system"`
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
-	if json.Unmarshal(body, &probe) != nil {
-		return false
-	}
-	if len(probe.System) > 0 && string(probe.System) != "null" {
-		return true
-	}
-	for _, m := range probe.Messages {
-		switch m.Role {
-		case "system", "developer", "tool":
+	var err error
+	msgs.ForEach(func(i, m gjson.Result) bool {
+		role := m.Get("role")
+		if !m.IsObject() || role.Type != gjson.String {
+			err = fmt.Errorf("parse request: message %d has no string role", i.Int())
 			return false
 		}
-		var blocks []struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(m.Content, &blocks) != nil {
-			continue
-		}
-		for _, b := range blocks {
-			switch b.Type {
-			case "tool_use", "tool_result", "thinking", "redacted_thinking":
-				return true
-			}
-		}
-	}
-	return false
-}
-
-func parseOpenAI(body []byte) ([]Message, error) {
-	req, err := openai.ParseChatRequest(body)
+		out = append(out, readMessage(role.Str, m)...)
+		return true
+	})
 	if err != nil {
 		return nil, err
-	}
-	in, err := req.Messages()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]Message, 0, len(in))
-	for _, m := range in {
-		msg := Message{Role: m.Role, Text: m.Content.String()}
-		switch m.Role {
-		case "developer":
-			msg.Role = RoleSystem
-		case "function":
-			msg.Role = RoleTool
-		}
-		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, ToolCall{Name: tc.Function.Name, Arguments: tc.Function.Arguments})
-		}
-		out = append(out, msg)
 	}
 	return out, nil
 }
 
-func parseAnthropic(body []byte) ([]Message, error) {
-	req, err := anthropic.ParseMessagesRequest(body)
-	if err != nil {
-		return nil, err
+// readMessage reads one message: its tool results (Anthropic), then its
+// own text and tool calls, which an Anthropic message holding only tool
+// results does without.
+func readMessage(role string, m gjson.Result) []Message {
+	switch role {
+	case "developer":
+		role = RoleSystem
+	case "function":
+		role = RoleTool
 	}
-	in, err := req.Messages()
-	if err != nil {
-		return nil, err
-	}
-	var out []Message
-	if sys, err := req.System(); err == nil && sys.Kind != anthropic.ContentAbsent {
-		out = append(out, Message{Role: RoleSystem, Text: sys.Join("\n")})
-	}
-	for _, m := range in {
-		out = append(out, fromAnthropic(m)...)
-	}
-	return out, nil
-}
-
-// fromAnthropic splits one Anthropic message into tool results and the
-// message's own text and tool calls.
-func fromAnthropic(m anthropic.Message) []Message {
-	if m.Content.Kind != anthropic.ContentBlocks {
-		return []Message{{Role: m.Role, Text: m.Content.Text}}
-	}
-	var out []Message
-	own := Message{Role: m.Role}
-	var texts []string
-	for _, b := range m.Content.Blocks {
-		switch b.Type {
-		case "text":
-			texts = append(texts, b.Text)
+	own := Message{Role: role}
+	content := m.Get("content")
+	own.Text = contentText(content)
+	var results []Message
+	content.ForEach(func(_, b gjson.Result) bool {
+		switch b.Get("type").Str {
 		case "tool_use":
-			own.ToolCalls = append(own.ToolCalls, ToolCall{Name: b.Name, Arguments: string(b.Input)})
+			own.ToolCalls = append(own.ToolCalls, ToolCall{Name: b.Get("name").Str, Arguments: b.Get("input").Raw})
 		case "tool_result":
-			text := ""
-			if b.Content != nil {
-				text = b.Content.Join("\n")
-			}
-			out = append(out, Message{Role: RoleTool, Text: text})
+			results = append(results, Message{Role: RoleTool, Text: contentText(b.Get("content"))})
 		}
+		return true
+	})
+	m.Get("tool_calls").ForEach(func(_, tc gjson.Result) bool {
+		own.ToolCalls = append(own.ToolCalls, ToolCall{Name: tc.Get("function.name").Str, Arguments: tc.Get("function.arguments").Str})
+		return true
+	})
+	if own.Text != "" || len(own.ToolCalls) > 0 || len(results) == 0 {
+		results = append(results, own)
 	}
-	own.Text = strings.Join(texts, "\n")
-	if own.Text != "" || len(own.ToolCalls) > 0 || len(out) == 0 {
-		out = append(out, own)
+	return results
+}
+
+// contentText is the text of content: a string, or the "text" parts
+// (OpenAI) or blocks (Anthropic) of an array joined with "\n".
+func contentText(c gjson.Result) string {
+	if c.Type == gjson.String {
+		return c.Str
 	}
-	return out
+	var texts []string
+	if c.IsArray() {
+		c.ForEach(func(_, p gjson.Result) bool {
+			if p.Get("type").Str == "text" {
+				texts = append(texts, p.Get("text").Str)
+			}
+			return true
+		})
+	}
+	return strings.Join(texts, "\n")
 }
 
 // openclawContext is OpenClaw's internal-context block (its active exec

@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 )
 
-// FuzzParseObjectAgrees checks the gjson fast path against encoding/json:
+// FuzzParseObjectAgrees checks ParseObject against encoding/json's decoder:
 // both accept or both refuse, and they find the same members with the same
 // raw bytes.
 func FuzzParseObjectAgrees(f *testing.F) {
