@@ -1,6 +1,8 @@
 package proxy
 
 import (
+	"slices"
+
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -16,6 +18,7 @@ type live struct {
 	fallback *upstream // nil when none is configured
 	models   *modelCache
 	origins  map[string]bool // proxy.allowed_origins, lower-cased
+	secrets  []string        // the configured credentials, removed from recorded turns
 }
 
 func newLive(cfg config.Config, models *modelCache) *live {
@@ -30,7 +33,23 @@ func newLive(cfg config.Config, models *modelCache) *live {
 	}
 	lv.models = models
 	lv.origins = parseOrigins(cfg.Proxy.AllowedOrigins)
+	lv.secrets = secretsOf(&cfg)
 	return lv
+}
+
+// secretsOf returns the values of the configuration's credentials (the
+// keys marked secret) long enough to look for in text, each once.
+func secretsOf(cfg *config.Config) []string {
+	var out []string
+	for _, f := range config.Fields() {
+		if !f.Secret {
+			continue
+		}
+		if v, err := cfg.Get(f.Key); err == nil && len(v) >= minSecret && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
 }
 
 // cur returns the configuration in force; a request reads it once.

@@ -1,8 +1,12 @@
 package proxy_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"os"
+	"strings"
 	"net/http"
 	"path/filepath"
 	"sync/atomic"
@@ -92,4 +96,35 @@ func TestProviderHeaders(t *testing.T) {
 	resp, err := http.Get(e.url + "/healthz")
 	must(t, err)
 	resp.Body.Close()
+}
+
+// TestRecordedTurnsHoldNoCredentials: a configured key that a person
+// pastes into a message reaches the upstream as sent, but the stored
+// turn holds "[redacted]" in its place; the database file holds it
+// nowhere.
+func TestRecordedTurnsHoldNoCredentials(t *testing.T) {
+	t.Parallel()
+	const key = "sk-upstream-secret-key" // llm.api_key in newEnv
+	e := newEnv(t, withConfig(func(c *config.Config) { must(t, c.Set("proxy.fallback_api_key", "fallback-secret-value")) }))
+	status, _, _ := e.post("/v1/chat/completions",
+		`{"model":"m","messages":[{"role":"user","content":"my key is `+key+` and fallback-secret-value, keep it"}]}`,
+		"X-Session-Id", "secret")
+	if status != http.StatusOK {
+		t.Fatalf("status %d", status)
+	}
+	if got := e.upstreamBodies("/v1/chat/completions"); len(got) != 1 || !strings.Contains(fmt.Sprint(got[0]), key) {
+		t.Fatalf("the upstream did not get the message as sent: %v", got)
+	}
+	turns := e.turns(1)
+	req := string(turns[0].Request)
+	if strings.Contains(req, key) || strings.Contains(req, "fallback-secret-value") || !strings.Contains(req, "my key is [redacted] and [redacted], keep it") {
+		t.Fatalf("stored request = %s", req)
+	}
+	path := e.db.Path()
+	e.stop()
+	for _, f := range []string{path, path + "-wal"} {
+		if db, err := os.ReadFile(f); err == nil && bytes.Contains(db, []byte(key)) {
+			t.Fatalf("%s holds the configured key", filepath.Base(f))
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"time"
@@ -133,8 +134,13 @@ func (s *Server) record(ts *turnState, status int, errMsg string, fill func() re
 		CutTokensBefore: ts.cut.tokensBefore, CutTokensAfter: ts.cut.tokensAfter,
 	}
 	var f func(*store.Turn)
-	if fill != nil {
-		f = func(t *store.Turn) { applyResponse(t, fill()) }
+	if secrets := s.cur().secrets; fill != nil || len(secrets) > 0 {
+		f = func(t *store.Turn) {
+			if fill != nil {
+				applyResponse(t, fill())
+			}
+			redactTurn(t, secrets)
+		}
 	}
 	// The queued turn holds the request: its share of the budget goes
 	// back once the turn is written.
@@ -161,15 +167,34 @@ func idsJSON(ids []string) string {
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
-// redactSecrets removes the configured credentials from text that is about
-// to be stored or logged.
-func redactSecrets(s string, secrets ...string) string {
+// minSecret is the length below which a configured credential is not
+// looked for in recorded text (a short value would match ordinary words).
+const minSecret = 8
+
+// redactSecrets replaces each of secrets in s with "[redacted]".
+func redactSecrets(s string, secrets []string) string {
 	for _, sec := range secrets {
-		if len(sec) >= 8 {
+		if strings.Contains(s, sec) {
 			s = strings.ReplaceAll(s, sec, "[redacted]")
 		}
 	}
 	return s
+}
+
+// redactTurn removes the configured credentials from what a turn stores
+// as text: the request (a person may paste a key into a message), the
+// error and the answer. Headers, where clients send their keys, are never
+// stored. It runs on the recorder's goroutine, off the request's path,
+// and copies the request only when it holds a credential.
+func redactTurn(t *store.Turn, secrets []string) {
+	for _, sec := range secrets {
+		if bytes.Contains(t.Request, []byte(sec)) {
+			t.Request = bytes.ReplaceAll(t.Request, []byte(sec), []byte("[redacted]"))
+		}
+	}
+	for _, p := range []*string{&t.Error, &t.ResponseText, &t.Reasoning, &t.ToolCalls} {
+		*p = redactSecrets(*p, secrets)
+	}
 }
 
 // endsWithPerson reports whether a conversation ends with the person's own
