@@ -3,7 +3,6 @@ package proxy
 import (
 	"context"
 	"log/slog"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -52,7 +51,6 @@ type asyncRecorder struct {
 	now    func() time.Time
 
 	recorded, dropped, failed, eventsDropped atomic.Int64
-	wg                                       sync.WaitGroup
 }
 
 func newAsyncRecorder(rec Recorder, log *slog.Logger, size int, now func() time.Time) *asyncRecorder {

@@ -175,8 +175,7 @@ func (ir *idleReader) timedOut() bool { return ir.fired.Load() }
 
 // openaiRelay passes an OpenAI stream through byte for byte.
 type openaiRelay struct {
-	acc  openai.Accumulator
-	done bool
+	acc openai.Accumulator
 }
 
 func (o *openaiRelay) event(ev sse.Event) ([]byte, error) { return ev.Raw, o.observe(ev) }

@@ -10,12 +10,10 @@ type (
 )
 
 var (
-	errNotObject = rawjson.ErrNotObject
-	parseObject  = rawjson.ParseObject
-	isNull       = rawjson.IsNull
-	rawArray     = rawjson.RawArray
-	marshalJSON  = rawjson.Marshal
-	newObjWriter = rawjson.NewWriter
-	splitKnown   = rawjson.SplitKnown
-	decodeInto   = rawjson.DecodeInto
+	parseObject = rawjson.ParseObject
+	isNull      = rawjson.IsNull
+	rawArray    = rawjson.RawArray
+	marshalJSON = rawjson.Marshal
+	splitKnown  = rawjson.SplitKnown
+	decodeInto  = rawjson.DecodeInto
 )

@@ -331,15 +331,13 @@ func TestStreamTranslatorErrors(t *testing.T) {
 	}
 
 	// An upstream error chunk becomes an error event.
-	tr2 := NewStreamTranslator("m")
 	for _, tt := range []struct{ chunk, want string }{
 		{`{"error":{"message":"slow down","type":"rate_limit_error"}}`, `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`},
 		{`{"error":{"message":"boom","type":"server_error"}}`, `{"type":"error","error":{"type":"api_error","message":"boom"}}`},
 		{`{"error":"text"}`, `{"type":"error","error":{"type":"api_error","message":"text"}}`},
 		{`{"error":7}`, `{"type":"error","error":{"type":"api_error","message":"7"}}`},
 	} {
-		tr2 = NewStreamTranslator("m")
-		b, err := tr2.Chunk([]byte(tt.chunk))
+		b, err := NewStreamTranslator("m").Chunk([]byte(tt.chunk))
 		if err != nil {
 			t.Fatal(err)
 		}

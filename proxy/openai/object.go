@@ -5,8 +5,7 @@ import "github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 // The ordered-raw-JSON helpers live in proxy/internal/rawjson, shared with
 // the other wire package; these names keep this package's code short.
 type (
-	object    = rawjson.Object
-	objWriter = rawjson.Writer
+	object = rawjson.Object
 )
 
 var (
@@ -15,7 +14,6 @@ var (
 	isNull       = rawjson.IsNull
 	rawArray     = rawjson.RawArray
 	marshalJSON  = rawjson.Marshal
-	newObjWriter = rawjson.NewWriter
 	splitKnown   = rawjson.SplitKnown
 	decodeInto   = rawjson.DecodeInto
 )
