@@ -63,11 +63,12 @@ func contentText(c gjson.Result) string {
 	}
 	var texts, results []string
 	c.ForEach(func(_, b gjson.Result) bool {
-		switch b.Get("type").Str {
+		f := rawjson.Fields(b, "type", "text", "content")
+		switch f[0].Str {
 		case "text":
-			texts = append(texts, b.Get("text").Str)
+			texts = append(texts, f[1].Str)
 		case "tool_result":
-			if t := contentText(b.Get("content")); t != "" {
+			if t := contentText(f[2]); t != "" {
 				results = append(results, t)
 			}
 		}
@@ -86,7 +87,7 @@ func toolResultsOnly(c gjson.Result) bool {
 	}
 	only := true
 	c.ForEach(func(_, b gjson.Result) bool {
-		only = b.Get("type").Str == "tool_result"
+		only = rawjson.Fields(b, "type")[0].Str == "tool_result"
 		return only
 	})
 	return only

@@ -88,8 +88,8 @@ func contentText(c gjson.Result) string {
 	}
 	var texts []string
 	c.ForEach(func(_, p gjson.Result) bool {
-		if p.Get("type").String() == "text" {
-			texts = append(texts, p.Get("text").String())
+		if f := rawjson.Fields(p, "type", "text"); f[0].Str == "text" {
+			texts = append(texts, f[1].Str)
 		}
 		return true
 	})
@@ -174,7 +174,8 @@ func contentOK(c gjson.Result) bool {
 	}
 	ok := true
 	c.ForEach(func(_, p gjson.Result) bool {
-		ok = p.IsObject() && rawjson.IsText(p.Get("type")) && rawjson.IsText(p.Get("text")) && imageURLOK(p.Get("image_url"))
+		f := rawjson.Fields(p, "type", "text", "image_url")
+		ok = p.IsObject() && rawjson.IsText(f[0]) && rawjson.IsText(f[1]) && imageURLOK(f[2])
 		return ok
 	})
 	return ok
@@ -186,7 +187,8 @@ func imageURLOK(u gjson.Result) bool {
 	if rawjson.IsText(u) {
 		return true
 	}
-	return u.IsObject() && rawjson.IsText(u.Get("url")) && rawjson.IsText(u.Get("detail"))
+	f := rawjson.Fields(u, "url", "detail")
+	return u.IsObject() && rawjson.IsText(f[0]) && rawjson.IsText(f[1])
 }
 
 // toolCallsOK checks tool_calls: null or an array of ToolCall objects.
@@ -199,10 +201,10 @@ func toolCallsOK(tcs gjson.Result) bool {
 	}
 	ok := true
 	tcs.ForEach(func(_, tc gjson.Result) bool {
-		fn := tc.Get("function")
-		ok = tc.IsObject() && rawjson.IsText(tc.Get("id")) && rawjson.IsText(tc.Get("type")) &&
-			(!fn.Exists() || fn.Type == gjson.Null ||
-				(fn.IsObject() && rawjson.IsText(fn.Get("name")) && rawjson.IsText(fn.Get("arguments"))))
+		f := rawjson.Fields(tc, "id", "type", "function")
+		fn, ff := f[2], rawjson.Fields(f[2], "name", "arguments")
+		ok = tc.IsObject() && rawjson.IsText(f[0]) && rawjson.IsText(f[1]) &&
+			(!fn.Exists() || fn.Type == gjson.Null || (fn.IsObject() && rawjson.IsText(ff[0]) && rawjson.IsText(ff[1])))
 		return ok
 	})
 	return ok

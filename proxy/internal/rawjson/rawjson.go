@@ -368,3 +368,22 @@ func DecodeInto(m map[string]json.RawMessage, key string, v any) error {
 	}
 	return nil
 }
+
+// Fields returns the members of obj named keys (at most four), in the
+// order of keys, read in one pass, each the last of its repeats as
+// decoding keeps it (gjson's Get returns the first). A member that is
+// absent, or obj not an object, gives a zero Result, of type Null.
+func Fields(obj gjson.Result, keys ...string) (out [4]gjson.Result) {
+	if !obj.IsObject() {
+		return out
+	}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		for i, key := range keys {
+			if k.Str == key {
+				out[i] = v
+			}
+		}
+		return true
+	})
+	return out
+}
