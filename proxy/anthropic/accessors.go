@@ -88,30 +88,22 @@ func (r *MessagesRequest) Thinking() (Thinking, bool) {
 	return t, ok
 }
 
-// decodeSystem decodes raw, the "system" member (a string or text
-// blocks).
+// decodeSystem reads raw, the "system" member (a string or text blocks).
 func decodeSystem(raw json.RawMessage) (Content, error) {
-	var c Content
-	if isNull(raw) {
-		return c, nil
-	}
-	if err := json.Unmarshal(raw, &c); err != nil {
+	c, err := readContent(rawjson.View(raw))
+	if err != nil {
 		return Content{}, invalid(CodeInvalidType, "system: %v", err)
 	}
 	return c, nil
 }
 
-// decodeMessages decodes the "messages" member.
+// decodeMessages reads the "messages" member.
 func (r *MessagesRequest) decodeMessages() ([]Message, error) {
-	var msgs []Message
 	raw := r.obj.Get("messages")
 	if isNull(raw) {
 		return nil, nil
 	}
-	if err := json.Unmarshal(raw, &msgs); err != nil {
-		return nil, invalid(CodeInvalidMessages, "messages: %v", err)
-	}
-	return msgs, nil
+	return readMessages(raw)
 }
 
 // SetMessages replaces the "messages" member.

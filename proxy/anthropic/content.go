@@ -1,12 +1,11 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
-	"errors"
 	"strings"
 
 	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
+	"github.com/tidwall/gjson"
 )
 
 // Message is one entry of a Messages request's "messages" array. Unknown
@@ -17,17 +16,10 @@ type Message struct {
 	Extra   map[string]json.RawMessage
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler with readMessage.
 func (m *Message) UnmarshalJSON(data []byte) error {
-	known, extra, err := splitKnown(data, "role", "content")
+	out, err := readMessage(gjson.Parse(string(data)))
 	if err != nil {
-		return err
-	}
-	out := Message{Extra: extra}
-	if err := decodeInto(known, "role", &out.Role); err != nil {
-		return err
-	}
-	if err := decodeInto(known, "content", &out.Content); err != nil {
 		return err
 	}
 	*m = out
@@ -121,27 +113,13 @@ func (c Content) ToolResultsOnly() bool {
 	return true
 }
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler with readContent.
 func (c *Content) UnmarshalJSON(data []byte) error {
-	data = bytes.TrimSpace(data)
-	switch {
-	case isNull(data):
-		*c = Content{}
-	case data[0] == '"':
-		var s string
-		if err := json.Unmarshal(data, &s); err != nil {
-			return err
-		}
-		*c = TextContent(s)
-	case data[0] == '[':
-		var blocks []Block
-		if err := json.Unmarshal(data, &blocks); err != nil {
-			return err
-		}
-		*c = BlocksContent(blocks...)
-	default:
-		return errors.New("content must be a string or an array of blocks")
+	out, err := readContent(gjson.Parse(string(data)))
+	if err != nil {
+		return err
 	}
+	*c = out
 	return nil
 }
 
@@ -222,25 +200,11 @@ var blockKeys = [...]string{blockType: "type", blockText: "text", blockSource: "
 	blockIsError: "is_error", blockThinking: "thinking", blockSignature: "signature", blockData: "data",
 	blockCacheControl: "cache_control"}
 
-// UnmarshalJSON implements json.Unmarshaler.
+// UnmarshalJSON implements json.Unmarshaler with readBlock.
 func (b *Block) UnmarshalJSON(data []byte) error {
-	known, extra, err := splitKnown(data, blockKeys[:]...)
+	out, err := readBlock(gjson.Parse(string(data)))
 	if err != nil {
 		return err
-	}
-	out := Block{Extra: extra, Input: known["input"], CacheControl: known["cache_control"]}
-	for _, d := range []struct {
-		key string
-		dst any
-	}{
-		{"type", &out.Type}, {"text", &out.Text}, {"source", &out.Source}, {"id", &out.ID},
-		{"name", &out.Name}, {"tool_use_id", &out.ToolUseID}, {"content", &out.Content},
-		{"is_error", &out.IsError}, {"thinking", &out.Thinking}, {"signature", &out.Signature},
-		{"data", &out.Data},
-	} {
-		if err := decodeInto(known, d.key, d.dst); err != nil {
-			return err
-		}
 	}
 	*b = out
 	return nil

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -170,33 +169,32 @@ func TestMessagesKeptUntilChanged(t *testing.T) {
 	}
 }
 
-// TestSplitKnownKeeps pins down what decoding keeps:
-// SplitKnown keeps the last of repeated keys, matched exactly (map keys
-// are case-sensitive, unlike struct fields) after unescaping, with values
-// as their bytes without surrounding white space and null as "null";
-// an empty block array is a non-nil empty slice.
-func TestSplitKnownKeeps(t *testing.T) {
-	known, extra, err := splitKnown([]byte(`{ "input" :  null , "Input" : [ 1 , 2 ] ,"x":"a", "\u0078" : { "y" : 5 } ,"z":-1E3}`), "input")
-	if err != nil {
+// TestReadKeeps pins down what the readers keep: the last of repeated
+// keys, matched exactly after unescaping; raw members as their bytes,
+// null as "null"; Extra nil when there are no other members; an empty
+// block array as a non-nil empty slice; and an error for a member of the
+// wrong type.
+func TestReadKeeps(t *testing.T) {
+	var b Block
+	if err := json.Unmarshal([]byte(`{ "input" :  null , "Input" : [ 1 , 2 ] ,"x":"a", "\u0078" : { "y" : 5 } ,"z":-1E3,"text":"a","text":"b"}`), &b); err != nil {
 		t.Fatal(err)
 	}
-	wantKnown := map[string]json.RawMessage{"input": json.RawMessage("null")}
-	wantExtra := map[string]json.RawMessage{"Input": json.RawMessage("[ 1 , 2 ]"), "x": json.RawMessage(`{ "y" : 5 }`), "z": json.RawMessage("-1E3")}
-	if diff := cmp.Diff(wantKnown, known); diff != "" {
-		t.Errorf("known (-want +got):\n%s", diff)
+	want := Block{Text: "b", Input: json.RawMessage("null"),
+		Extra: map[string]json.RawMessage{"Input": json.RawMessage("[ 1 , 2 ]"), "x": json.RawMessage(`{ "y" : 5 }`), "z": json.RawMessage("-1E3")}}
+	if diff := cmp.Diff(want, b); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(wantExtra, extra); diff != "" {
-		t.Errorf("extra (-want +got):\n%s", diff)
-	}
-	if _, extra, _ := splitKnown([]byte(`{"input":1}`), "input"); extra != nil {
-		t.Errorf("extra without unknown members = %v, want nil", extra)
+	var m Message
+	if err := json.Unmarshal([]byte(`{"role":"user","content":" [ ] "}`), &m); err != nil || m.Extra != nil {
+		t.Errorf("message = %#v, %v", m, err)
 	}
 	var c Content
 	if err := json.Unmarshal([]byte(" [ ] "), &c); err != nil || c.Kind != ContentBlocks || c.Blocks == nil || len(c.Blocks) != 0 {
-		t.Errorf("empty block array decodes as %#v, %v", c, err)
+		t.Errorf("empty block array reads as %#v, %v", c, err)
 	}
-	var s string
-	if err := json.Unmarshal([]byte("\"\xff\\ud800\""), &s); err != nil || s != strings.Repeat("\uFFFD", 2) {
-		t.Errorf("decoding replaces invalid UTF-8 and lone surrogates: got %q, %v", s, err)
+	for _, bad := range []string{`{"text":5}`, `{"is_error":"yes"}`, `{"source":"s"}`, `{"source":{"url":1}}`, `{"content":{}}`, `[]`} {
+		if err := json.Unmarshal([]byte(bad), &b); err == nil {
+			t.Errorf("block %s read without error", bad)
+		}
 	}
 }

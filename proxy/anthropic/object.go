@@ -14,6 +14,4 @@ var (
 	isNull      = rawjson.IsNull
 	rawArray    = rawjson.RawArray
 	marshalJSON = rawjson.Marshal
-	splitKnown  = rawjson.SplitKnown
-	decodeInto  = rawjson.DecodeInto
 )
