@@ -43,54 +43,46 @@ func (r *MessagesRequest) Conversation() (Conversation, error) {
 		}
 		heads = split.heads
 	}
-	c := Conversation{System: contentText(rawjson.View(r.obj.Get("system"))), Messages: make([]RoleText, len(heads))}
+	sys, _ := contentText(rawjson.View(r.obj.Get("system")))
+	c := Conversation{System: sys, Messages: make([]RoleText, len(heads))}
 	for i, h := range heads {
-		c.Messages[i] = RoleText{Role: h.role.Str, Text: contentText(h.content), ToolResultsOnly: toolResultsOnly(h.content)}
+		text, results := contentText(h.content)
+		c.Messages[i] = RoleText{Role: h.role.Str, Text: text, ToolResultsOnly: results}
 	}
 	return c, nil
 }
 
-// contentText is Content.Join("\n") on content read with gjson: a
-// string's text, or the text of the "text" blocks of an array; for
-// content of tool results only, Content.ToolResultText("\n"), what the
-// tools reported, as OpenAI's tool messages carry it.
-func contentText(c gjson.Result) string {
+// contentText reads content with gjson, in one pass over its blocks: its
+// text, Content.Join("\n") (a string's text, or the text of the "text"
+// blocks of an array), and Content.ToolResultsOnly; when that is true,
+// the text is instead Content.ToolResultText("\n"), what the tools
+// reported, as OpenAI's tool messages carry it.
+func contentText(c gjson.Result) (text string, toolResultsOnly bool) {
 	if c.Type == gjson.String {
-		return c.Str
+		return c.Str, false
 	}
 	if !c.IsArray() {
-		return ""
+		return "", false
 	}
 	var texts, results []string
+	toolResultsOnly = true
 	c.ForEach(func(_, b gjson.Result) bool {
 		f := rawjson.Fields(b, "type", "text", "content")
 		switch f[0].Str {
 		case "text":
 			texts = append(texts, f[1].Str)
 		case "tool_result":
-			if t := contentText(f[2]); t != "" {
+			if t, _ := contentText(f[2]); t != "" {
 				results = append(results, t)
 			}
 		}
+		toolResultsOnly = toolResultsOnly && f[0].Str == "tool_result"
 		return true
 	})
-	if toolResultsOnly(c) {
-		return strings.Join(results, "\n")
+	if toolResultsOnly {
+		return strings.Join(results, "\n"), true
 	}
-	return strings.Join(texts, "\n")
-}
-
-// toolResultsOnly is Content.ToolResultsOnly on content read with gjson.
-func toolResultsOnly(c gjson.Result) bool {
-	if !c.IsArray() {
-		return false
-	}
-	only := true
-	c.ForEach(func(_, b gjson.Result) bool {
-		only = rawjson.Fields(b, "type")[0].Str == "tool_result"
-		return only
-	})
-	return only
+	return strings.Join(texts, "\n"), false
 }
 
 // System decodes the "system" member (a string or text blocks).
