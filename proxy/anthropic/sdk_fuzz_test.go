@@ -12,8 +12,8 @@ import (
 // FuzzConversationSDK holds the request reader to anthropic-sdk-go, the
 // official client: for a body ParseMessagesRequest accepts and the SDK's
 // request type decodes, a message with block content has the role the
-// SDK gives it, the text of the SDK's text blocks, and counts as tool
-// results only when the SDK reads every block as one; a system prompt of
+// SDK gives it, counts as tool results only when the SDK reads every
+// block as one, and otherwise has the text of the SDK's text blocks; a system prompt of
 // blocks has the text of the SDK's. Bodies with a repeated key are left
 // out: the SDK reads the first of them (with gjson), the proxy the last,
 // as encoding/json does.
@@ -74,7 +74,7 @@ func checkSDKMessage(t *testing.T, body []byte, i int, role string, blocks []sdk
 		}
 		results = results && b.OfToolResult != nil
 	}
-	if want := strings.Join(texts, "\n"); want != got.Text {
+	if want := strings.Join(texts, "\n"); !results && want != got.Text {
 		t.Fatalf("messages[%d]: text %q, the SDK's %q\n%s", i, got.Text, want, body)
 	}
 	if results != got.ToolResultsOnly {
