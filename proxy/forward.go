@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/tidwall/gjson"
+	"github.com/metaclaw/metaclaw/proxy/internal/rawjson"
 )
 
 // flavor says how one kind of request maps between client and upstream.
@@ -157,7 +157,7 @@ func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl 
 		return s.upstreamFailed(c, ts, classify(err))
 	}
 	ts.ttfb = s.opts.Now().Sub(ts.start)
-	if !gjson.ValidBytes(body) {
+	if !rawjson.Valid(body) {
 		// An HTML error page of a gateway, or JSON cut short: relayed
 		// as 200 it would pass for an empty answer.
 		msg := fmt.Sprintf("the upstream answered %d with a body that is not JSON (%s): %s",

@@ -40,13 +40,13 @@ var ErrNotObject = errors.New("not a JSON object")
 //
 // data must be valid UTF-8: the request parsers check that first, to
 // answer with their API's invalid_utf8 error (encoding/json would repair
-// it silently). encoding/json.Valid checks the body (it refuses nesting
-// deeper than encoding/json decodes, so a member decodes unless its types
-// are wrong), gjson splits it; invalid input is parsed again with
+// it silently). Valid checks the body (it refuses nesting deeper than
+// encoding/json decodes, so a member decodes unless its types are wrong),
+// gjson splits it; invalid input is parsed again with
 // encoding/json's decoder, whose error the caller gets.
 func ParseObject(data []byte) (Object, error) {
 	data = bytes.TrimLeft(data, " \t\r\n")
-	if !json.Valid(data) {
+	if !Valid(data) {
 		return Object{}, invalidError(data)
 	}
 	o, ok := SplitObject(bytes.Clone(data))
