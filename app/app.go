@@ -1,6 +1,6 @@
 // Package app is MetaClaw's headless core, the composition root: New opens
 // the data directory (instance lock, database, configuration), Start runs
-// every service — the training windows, the learning services that
+// every service — the training windows (idle/windows), the learning services that
 // learner.Build makes (their injectors, policy and memory API handed to the
 // proxy, the proxy's events to their sink), the proxy, the skills folder,
 // programmatic rollout, the settings watch and the web page — and Stop ends
@@ -23,6 +23,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
+	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -71,18 +72,18 @@ type App struct {
 	restartOnce sync.Once
 	restarting  chan struct{} // closed by RequestRestart
 
-	proxy  *proxy.Server
-	learn  *learner.Learning // every learning service; empty until Start
-	web    *web.Server       // nil when the web page could not bind
-	pause  pauseCache
-	sched  schedRun            // training windows (scheduler.go)
-	folder *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	done   chan struct{} // closed when a service stops on its own
-	once   sync.Once
-	errMu  sync.Mutex // guards err
-	err    error
+	proxy   *proxy.Server
+	learn   *learner.Learning // every learning service; empty until Start
+	web     *web.Server       // nil when the web page could not bind
+	pause   pauseCache
+	windows *windows.Service    // training windows; nil before Start
+	folder  *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	done    chan struct{} // closed when a service stops on its own
+	once    sync.Once
+	errMu   sync.Mutex // guards err
+	err     error
 }
 
 // New takes the data directory's lock, opens the database and loads the
@@ -159,7 +160,7 @@ func (a *App) Start(ctx context.Context) error {
 	}
 	a.started = time.Now()
 	ctx, a.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	a.startScheduler(ctx, cfg) // before learning, whose trainer follows its windows
+	a.startWindows(ctx) // before learning, whose trainer follows its windows
 	a.learn = learner.Build(ctx, a.learningDeps(cfg))
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
 		Recorder: a.db, Injectors: a.learn.Injectors, Memory: a.learn.MemoryAPI, Policy: a.proxyPolicy(),

@@ -11,12 +11,15 @@ const module = "github.com/metaclaw/metaclaw"
 // layerOf names the layer of a project package, per DESIGN.md:
 // store, assets ← idle, proxy/* ← proxy, learner, web ← app ← app/cmd,
 // with proxy/learning ("shared": the types the proxy and the learner
-// share) beside the bottom layers.
+// share) beside the bottom layers. internal/testutil is for tests only
+// and imports nothing of the project.
 func layerOf(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	switch {
 	case rel == sharedPkg:
 		return "shared"
+	case rel == "internal" || strings.HasPrefix(rel, "internal/"):
+		return "internal"
 	case rel == "store" || strings.HasPrefix(rel, "store/"):
 		return "store"
 	case rel == "assets" || strings.HasPrefix(rel, "assets/"):
@@ -40,16 +43,17 @@ func layerOf(pkg string) string {
 // allowed lists, for each layer, the layers it may depend on (itself
 // included where packages of a layer use each other).
 var allowed = map[string][]string{
-	"shared":  {}, // imports nothing of ours
-	"store":   {"store"},
-	"assets":  {"assets"},
-	"idle":    {"idle", "store", "assets"},
-	"proxy/*": {"proxy/*", "store", "assets"},
-	"proxy":   {"shared", "proxy/*", "store", "assets", "idle"},
-	"learner": {"shared", "learner", "proxy/*", "store", "assets", "idle"},
-	"web":     {"web", "proxy/*", "store", "assets", "idle"},
-	"app":     {"shared", "app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
-	"cmd":     {"shared", "app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
+	"shared":   {}, // imports nothing of ours
+	"internal": {"internal"},
+	"store":    {"store"},
+	"assets":   {"assets"},
+	"idle":     {"idle", "store", "assets"},
+	"proxy/*":  {"proxy/*", "store", "assets"},
+	"proxy":    {"shared", "proxy/*", "store", "assets", "idle"},
+	"learner":  {"shared", "learner", "proxy/*", "store", "assets", "idle"},
+	"web":      {"web", "proxy/*", "store", "assets", "idle"},
+	"app":      {"shared", "app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
+	"cmd":      {"shared", "app", "learner", "web", "proxy", "proxy/*", "store", "assets", "idle"},
 }
 
 // sharedPkg holds the event, message and injector types of the proxy and
@@ -86,6 +90,12 @@ func TestImportRule(t *testing.T) {
 			if !contains(allowed[layer], layerOf(d)) {
 				t.Errorf("%s (%s) depends on %s (%s)", pkg, layer, d, layerOf(d))
 			}
+			if d == module+"/idle/windows" && !windowsMayImport(pkg) {
+				t.Errorf("%s imports idle/windows: it sits above idle and idle/calendar, beside nothing else in idle", pkg)
+			}
+			if layerOf(d) == "internal" {
+				t.Errorf("%s depends on %s outside its tests", pkg, d)
+			}
 			if d == module+"/app/bench" && !benchMayImport(pkg) {
 				t.Errorf("%s imports app/bench: only app/cli and app/cmd may (it drives whole app instances)", pkg)
 			}
@@ -109,6 +119,7 @@ func TestLayerOf(t *testing.T) {
 		module + "/app/cmd/metaclaw": "cmd", module + "/web": "web", module + "/idle": "idle",
 		module + "/proxy/learning": "shared", module + "/proxy/learningx": "proxy/*",
 		module + "/app/learner/memory/memapi": "learner",
+		module + "/idle/windows":              "idle", module + "/internal/testutil": "internal",
 	} {
 		if got := layerOf(pkg); got != want {
 			t.Errorf("layerOf(%s) = %s, want %s", pkg, got, want)
@@ -122,6 +133,13 @@ func TestLayerOf(t *testing.T) {
 func benchMayImport(pkg string) bool {
 	rel := strings.TrimPrefix(pkg, module+"/")
 	return rel == "app/cli" || strings.HasPrefix(rel, "app/cmd/") || strings.HasPrefix(rel, "app/bench")
+}
+
+// windowsMayImport reports whether pkg may depend on idle/windows, the
+// training-window service above idle and idle/calendar: nothing in idle
+// may (it would make a cycle of layers inside idle).
+func windowsMayImport(pkg string) bool {
+	return layerOf(pkg) != "idle" || strings.HasPrefix(pkg, module+"/idle/windows")
 }
 
 func contains(xs []string, x string) bool {

@@ -32,7 +32,7 @@ func (a *App) startRollout(ctx context.Context, cfg config.Config) {
 			conc = 1
 		}
 	}
-	r := rollout.New(rollout.Options{DB: a.db, Dir: expandHome(cfg.OpenClawEnvDataDir), Split: cfg.OpenClawEnvSplit,
+	r := rollout.New(rollout.Options{DB: a.db, Dir: config.ExpandHome(cfg.OpenClawEnvDataDir), Split: cfg.OpenClawEnvSplit,
 		Concurrency: conc, Rounds: cfg.OpenClawEnvRounds, Agent: agent, AgentName: name, Paused: a.Paused,
 		Logger: a.log.With("part", "rollout")})
 	a.log.Info("programmatic rollout on", "dir", cfg.OpenClawEnvDataDir, "agent", cfg.ClawType)

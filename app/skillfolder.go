@@ -16,7 +16,7 @@ func SkillsDir(home string, cfg config.Config) string {
 	if cfg.Skills.Dir == "" {
 		return filepath.Join(home, "skills")
 	}
-	return expandHome(cfg.Skills.Dir)
+	return config.ExpandHome(cfg.Skills.Dir)
 }
 
 // startSkillFolder keeps the skills folder in step with the library while

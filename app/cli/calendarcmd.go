@@ -10,10 +10,10 @@ import (
 	"os/signal"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/idle"
 	"github.com/metaclaw/metaclaw/idle/calendar"
+	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -86,7 +86,7 @@ func googleEndpoints(env *Env) (calendar.Endpoints, error) {
 // client returns a calendar client for the stored settings, or an error
 // that says how to get client secrets.
 func (c *calendarCmd) client() (*calendar.Client, calendar.Config, error) {
-	cc, err := app.CalendarConfig(c.cfg.Scheduler.Calendar, c.dir)
+	cc, err := windows.CalendarConfig(c.cfg.Scheduler.Calendar, c.dir)
 	if err != nil {
 		return nil, cc, &exitError{code: 1, msg: err.Error()}
 	}
@@ -144,14 +144,14 @@ func (c *calendarCmd) disconnect(args []string) error {
 		return usageError("calendar disconnect takes no arguments")
 	}
 	set := c.cfg.Scheduler.Calendar
-	path := app.CalendarTokenPath(set, c.dir)
+	path := windows.TokenPath(set, c.dir)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintln(c.env.Stdout, "Google Calendar is not connected (no token at "+path+")")
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if err := app.DisconnectCalendar(ctx, set, c.dir, c.ep); err != nil {
+	if err := windows.DisconnectCalendar(ctx, set, c.dir, c.ep); err != nil {
 		return err
 	}
 	fmt.Fprintln(c.env.Stdout, "Google Calendar disconnected: access revoked at Google and the token deleted")
@@ -175,7 +175,7 @@ func (c *calendarCmd) status(args []string) error {
 		return err
 	}
 	set := c.cfg.Scheduler.Calendar
-	r := calendarReport{Enabled: set.Enabled, CredentialsPath: set.CredentialsPath, TokenPath: app.CalendarTokenPath(set, c.dir)}
+	r := calendarReport{Enabled: set.Enabled, CredentialsPath: set.CredentialsPath, TokenPath: windows.TokenPath(set, c.dir)}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, r.State, r.Connected = readCalendar(ctx, c.cfg, c.dir, c.ep, time.Now(), true)
@@ -203,7 +203,7 @@ func readCalendar(ctx context.Context, cfg config.Config, dir string, ep calenda
 	if !set.Enabled && !always {
 		return nil, "off", false
 	}
-	cc, err := app.CalendarConfig(set, dir)
+	cc, err := windows.CalendarConfig(set, dir)
 	if err != nil {
 		return nil, "not set up: " + err.Error(), false
 	}
@@ -233,16 +233,16 @@ func readCalendar(ctx context.Context, cfg config.Config, dir string, ep calenda
 
 // runningScheduler returns what the running MetaClaw last recorded about
 // its training windows; ok is false when none runs.
-func runningScheduler(dir string) (app.SchedulerState, bool) {
+func runningScheduler(dir string) (windows.State, bool) {
 	if !instance.Held(dir) {
-		return app.SchedulerState{}, false
+		return windows.State{}, false
 	}
 	db, _, err := openDB()
 	if err != nil {
-		return app.SchedulerState{}, false
+		return windows.State{}, false
 	}
 	defer db.Close()
-	st, ok, err := app.ReadSchedulerState(context.Background(), db)
+	st, ok, err := windows.ReadState(context.Background(), db)
 	return st, ok && err == nil
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/idle"
+	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -90,14 +91,14 @@ type schedSettings struct {
 // schedStatusReport is `metaclaw scheduler status`: the evaluation in this
 // process, and what the running MetaClaw last recorded.
 type schedStatusReport struct {
-	app.SchedulerState
-	Settings schedSettings       `json:"settings"`
-	Running  *app.SchedulerState `json:"running,omitempty"`
+	windows.State
+	Settings schedSettings  `json:"settings"`
+	Running  *windows.State `json:"running,omitempty"`
 }
 
 // evaluate reads the keyboard idle time here and evaluates the window.
-func (c *schedCheck) evaluate() app.SchedulerState {
-	st := app.SchedulerState{Enabled: app.SchedulerEnabled(c.cfg), ScreenFallback: c.cfg.Scheduler.ScreenFallback,
+func (c *schedCheck) evaluate() windows.State {
+	st := windows.State{Enabled: windows.Enabled(c.cfg), ScreenFallback: c.cfg.Scheduler.ScreenFallback,
 		Calendar: c.cal, CalendarConnected: c.calOK, Paused: c.paused, UpdatedAt: c.now}
 	in := idle.WindowInputs{Now: c.now, Idle: readIdle(&st), Busy: c.busy, Paused: c.paused}
 	return st.WithWindow(idle.EvaluateWindow(c.wcfg, in))
@@ -105,7 +106,7 @@ func (c *schedCheck) evaluate() app.SchedulerState {
 
 // readIdle asks this desktop's keyboard idle source once, noting in st
 // which source answered or why none did.
-func readIdle(st *app.SchedulerState) idle.IdleReading {
+func readIdle(st *windows.State) idle.IdleReading {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	src, err := idle.Detect(ctx)
@@ -123,7 +124,7 @@ func readIdle(st *app.SchedulerState) idle.IdleReading {
 }
 
 func schedulerStatus(env *Env, c *schedCheck, asJSON bool) error {
-	r := schedStatusReport{SchedulerState: c.evaluate(), Settings: schedSettings{SleepHours: c.wcfg.SleepHours().String(),
+	r := schedStatusReport{State: c.evaluate(), Settings: schedSettings{SleepHours: c.wcfg.SleepHours().String(),
 		IdleThresholdMinutes: c.cfg.Scheduler.IdleThresholdMinutes, MinWindowMinutes: c.cfg.Scheduler.MinWindowMinutes}}
 	if st, ok := runningScheduler(c.dir); ok {
 		r.Running = &st
@@ -134,9 +135,9 @@ func schedulerStatus(env *Env, c *schedCheck, asJSON bool) error {
 	w := env.Stdout
 	fmt.Fprintf(w, "Training window: %s\n", r.Summary())
 	if !r.Enabled {
-		on := r.SchedulerState
+		on := r.State
 		on.Enabled = true
-		fmt.Fprintf(w, "  note:        %s\n", app.SchedulerOffDetail(c.cfg))
+		fmt.Fprintf(w, "  note:        %s\n", windows.OffDetail(c.cfg))
 		fmt.Fprintf(w, "  if on:       %s\n", on.Summary())
 	}
 	fmt.Fprintf(w, "  detail:      %s\n", r.Detail)
@@ -179,7 +180,7 @@ type nextWindowReport struct {
 func schedulerNext(env *Env, c *schedCheck, asJSON bool) error {
 	w := idle.NextWindow(c.now, c.wcfg, c.busy)
 	r := nextWindowReport{Found: w.Reason != "", Open: w.Open, Reason: w.Reason, Start: w.Since, End: w.Until,
-		Detail: w.Detail, Calendar: c.cal, Enabled: app.SchedulerEnabled(c.cfg), Paused: c.paused}
+		Detail: w.Detail, Calendar: c.cal, Enabled: windows.Enabled(c.cfg), Paused: c.paused}
 	if asJSON {
 		return printJSON(env, r)
 	}
@@ -197,7 +198,7 @@ func schedulerNext(env *Env, c *schedCheck, asJSON bool) error {
 	}
 	fmt.Fprintf(out, "  calendar: %s\n", r.Calendar)
 	if !r.Enabled {
-		fmt.Fprintf(out, "  note: %s\n", app.SchedulerOffDetail(c.cfg))
+		fmt.Fprintf(out, "  note: %s\n", windows.OffDetail(c.cfg))
 	}
 	if r.Paused {
 		fmt.Fprintln(out, "  note: learning is paused; every window stays shut until `metaclaw resume`")

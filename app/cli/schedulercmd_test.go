@@ -17,6 +17,7 @@ import (
 	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/idle/calendar/fakegoogle"
+	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -66,11 +67,11 @@ func hhmm(d time.Duration) string { return time.Now().Add(d).Format("15:04") }
 
 // statusJSON is what the tests read of `scheduler status --json`.
 type statusJSON struct {
-	app.SchedulerState
+	windows.State
 	Settings struct {
 		SleepHours string `json:"sleep_hours"`
 	} `json:"settings"`
-	Running *app.SchedulerState `json:"running"`
+	Running *windows.State `json:"running"`
 }
 
 // nextJSON is `scheduler next-window --json`.
@@ -104,10 +105,10 @@ func TestSchedulerStatusAndNextWindowJSON(t *testing.T) {
 			var st statusJSON
 			mustJSON(t, &st, "scheduler", "status", "--json")
 			if !st.Enabled || st.Open != tt.open || st.Reason != tt.reason || !strings.HasPrefix(st.Detail, tt.detailPrefix) {
-				t.Errorf("status: %+v", st.SchedulerState)
+				t.Errorf("status: %+v", st.State)
 			}
 			if st.IdleSource == "" && st.IdleError == "" || st.Calendar != "off" || st.Paused != tt.paused || st.Running != nil {
-				t.Errorf("status signals: %+v, running %v", st.SchedulerState, st.Running)
+				t.Errorf("status signals: %+v, running %v", st.State, st.Running)
 			}
 			if st.Settings.SleepHours != tt.start+"–"+tt.end {
 				t.Errorf("sleep hours %q", st.Settings.SleepHours)
@@ -200,7 +201,7 @@ func TestCalendarConnectAgainstFakeGoogle(t *testing.T) {
 	t.Setenv(googleEndpointsEnv, string(ep))
 
 	out := connectCLI(t)
-	token := filepath.Join(home, app.CalendarTokenName)
+	token := filepath.Join(home, windows.TokenName)
 	if !strings.Contains(out, "Google Calendar connected; token saved to "+token+" (mode 0600)") {
 		t.Errorf("connect output:\n%s", out)
 	}
@@ -213,7 +214,7 @@ func TestCalendarConnectAgainstFakeGoogle(t *testing.T) {
 	var st statusJSON
 	mustJSON(t, &st, "scheduler", "status", "--json")
 	if !st.Open || st.Reason != "meeting" || !st.CalendarConnected || !strings.HasPrefix(st.Calendar, "connected") {
-		t.Errorf("status in a meeting: %+v", st.SchedulerState)
+		t.Errorf("status in a meeting: %+v", st.State)
 	}
 	var next nextJSON
 	mustJSON(t, &next, "scheduler", "next-window", "--json")

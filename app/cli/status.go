@@ -10,6 +10,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -38,7 +39,7 @@ type statusReport struct {
 	UptimeSeconds  int                 `json:"uptime_seconds,omitempty"`
 	Responding     bool                `json:"responding"`
 	Recorder       *recorderStats      `json:"recorder,omitempty"`
-	Scheduler      *app.SchedulerState `json:"scheduler,omitempty"` // training windows, as the running app recorded them
+	Scheduler      *windows.State      `json:"scheduler,omitempty"` // training windows, as the running app recorded them
 	DataDir        string              `json:"data_dir"`
 	Detail         string              `json:"detail,omitempty"`
 	learnStatus
@@ -210,7 +211,7 @@ func waitGone(dir string, pid int, timeout time.Duration) bool {
 
 // windowLine is the training window in one line: "open (sleep) until
 // 07:00 — sleep hours until 07:00", or "off".
-func windowLine(st app.SchedulerState) string {
+func windowLine(st windows.State) string {
 	if !st.Enabled {
 		return "off (training windows are used in madmax or with scheduler.enabled)"
 	}

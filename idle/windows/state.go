@@ -1,4 +1,4 @@
-package app
+package windows
 
 import (
 	"context"
@@ -11,15 +11,15 @@ import (
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
-// MetaSchedulerState is the meta key where the running app records the
-// training-window state as JSON (SchedulerState): on every transition and
-// every schedStateEvery, so that other processes (`metaclaw scheduler
-// status`, `metaclaw status`) can read it.
-const MetaSchedulerState = "scheduler_state"
+// MetaState is the meta key where the running service records the
+// training-window state as JSON (State): on every transition and every
+// StateEvery, so that other processes (`metaclaw scheduler status`,
+// `metaclaw status`) can read it.
+const MetaState = "scheduler_state"
 
-// SchedulerState is the training-window state as the tray, the web page
-// and the CLI show it.
-type SchedulerState struct {
+// State is the training-window state as the tray, the web page and the
+// CLI show it.
+type State struct {
 	// Enabled says whether training windows are in use (mode madmax or
 	// scheduler.enabled); the other fields are meaningful only when set.
 	Enabled bool   `json:"enabled"`
@@ -43,21 +43,21 @@ type SchedulerState struct {
 	UpdatedAt         time.Time `json:"updated_at"`
 }
 
-// SchedulerEnabled reports whether cfg uses training windows: when the
-// effective mode is madmax, or scheduler.enabled is set.
-func SchedulerEnabled(cfg config.Config) bool {
-	return cfg.Resolve().Mode == "madmax" || cfg.Scheduler.Enabled
+// Enabled reports whether cfg uses training windows: when the effective
+// mode is madmax, or scheduler.enabled is set.
+func Enabled(cfg config.Config) bool {
+	return cfg.Resolve().Mode == config.ModeMadmax || cfg.Scheduler.Enabled
 }
 
-// SchedulerOffDetail says why training windows are off in cfg.
-func SchedulerOffDetail(cfg config.Config) string {
+// OffDetail says why training windows are off in cfg.
+func OffDetail(cfg config.Config) string {
 	return fmt.Sprintf("training windows are off: mode %s (madmax or scheduler.enabled turns them on)", cfg.Resolve().Mode)
 }
 
-// ReadSchedulerState reads what the running app last recorded; ok is false
+// ReadState reads what the running service last recorded; ok is false
 // when nothing was ever recorded.
-func ReadSchedulerState(ctx context.Context, db *store.DB) (st SchedulerState, ok bool, err error) {
-	v, err := db.Meta(ctx, MetaSchedulerState)
+func ReadState(ctx context.Context, db *store.DB) (st State, ok bool, err error) {
+	v, err := db.Meta(ctx, MetaState)
 	if err != nil || v == "" {
 		return st, false, err
 	}
@@ -67,16 +67,16 @@ func ReadSchedulerState(ctx context.Context, db *store.DB) (st SchedulerState, o
 	return st, true, nil
 }
 
-func writeSchedulerState(ctx context.Context, db *store.DB, st SchedulerState) error {
+func writeState(ctx context.Context, db *store.DB, st State) error {
 	b, err := json.Marshal(st)
 	if err != nil {
 		return fmt.Errorf("encode scheduler state: %w", err)
 	}
-	return db.SetMeta(ctx, MetaSchedulerState, string(b))
+	return db.SetMeta(ctx, MetaState, string(b))
 }
 
 // WithWindow returns st with the fields of window w.
-func (st SchedulerState) WithWindow(w idle.Window) SchedulerState {
+func (st State) WithWindow(w idle.Window) State {
 	st.Open, st.Reason, st.Detail = w.Open, w.Reason, w.Detail
 	st.Since, st.Until = time.Time{}, time.Time{}
 	if w.Open {
@@ -87,7 +87,7 @@ func (st SchedulerState) WithWindow(w idle.Window) SchedulerState {
 
 // Summary is the state in a few words: "open (sleep) until 07:00",
 // "open (idle)", "shut" or "off".
-func (st SchedulerState) Summary() string {
+func (st State) Summary() string {
 	switch {
 	case !st.Enabled:
 		return "off"
@@ -101,7 +101,7 @@ func (st SchedulerState) Summary() string {
 
 // IdleText says which keyboard idle signal is used, or why there is none
 // and whether the screen-activity fallback stands in.
-func (st SchedulerState) IdleText() string {
+func (st State) IdleText() string {
 	if st.IdleSource != "" && st.IdleError == "" {
 		return st.IdleSource
 	}

@@ -1,4 +1,4 @@
-package app
+package windows
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,9 +16,9 @@ import (
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
-// CalendarTokenName is the calendar token file in the data directory when
+// TokenName is the calendar token file in the data directory when
 // scheduler.calendar.token_path is empty.
-const CalendarTokenName = "calendar-token.json"
+const TokenName = "calendar-token.json"
 
 // calendarHowTo says how to get client secrets.
 const calendarHowTo = "in Google Cloud console enable the Google Calendar API, create an OAuth client ID of type " +
@@ -30,21 +29,21 @@ const calendarHowTo = "in Google Cloud console enable the Google Calendar API, c
 // or cannot be read; its message says how to get them.
 var ErrCalendarCredentials = errors.New("google calendar client secrets missing")
 
-// CalendarTokenPath is where the calendar token is kept:
+// TokenPath is where the calendar token is kept:
 // scheduler.calendar.token_path, else <home>/calendar-token.json.
-func CalendarTokenPath(set config.Calendar, home string) string {
+func TokenPath(set config.Calendar, home string) string {
 	if set.TokenPath != "" {
-		return expandHome(set.TokenPath)
+		return config.ExpandHome(set.TokenPath)
 	}
-	return filepath.Join(home, CalendarTokenName)
+	return filepath.Join(home, TokenName)
 }
 
 // CalendarConfig returns the connection settings of set: the client
 // secrets at scheduler.calendar.credentials_path and the token at
-// CalendarTokenPath. When the secrets path is unset or unreadable the
-// error (ErrCalendarCredentials) says how to get one.
+// TokenPath. When the secrets path is unset or unreadable the error
+// (ErrCalendarCredentials) says how to get one.
 func CalendarConfig(set config.Calendar, home string) (calendar.Config, error) {
-	path := expandHome(set.CredentialsPath)
+	path := config.ExpandHome(set.CredentialsPath)
 	if path == "" {
 		return calendar.Config{}, fmt.Errorf("%w: scheduler.calendar.credentials_path is not set; %s", ErrCalendarCredentials, calendarHowTo)
 	}
@@ -55,7 +54,7 @@ func CalendarConfig(set config.Calendar, home string) (calendar.Config, error) {
 		}
 		return calendar.Config{}, fmt.Errorf("%w: %s; %s", ErrCalendarCredentials, why, calendarHowTo)
 	}
-	return calendar.Config{CredentialsPath: path, TokenPath: CalendarTokenPath(set, home)}, nil
+	return calendar.Config{CredentialsPath: path, TokenPath: TokenPath(set, home)}, nil
 }
 
 // DisconnectCalendar revokes the stored calendar grant at Google and
@@ -69,7 +68,7 @@ func DisconnectCalendar(ctx context.Context, set config.Calendar, home string, e
 		c, err = calendar.New(cc)
 	}
 	if err != nil {
-		path := CalendarTokenPath(set, home)
+		path := TokenPath(set, home)
 		if _, serr := os.Stat(path); errors.Is(serr, fs.ErrNotExist) {
 			return nil // nothing stored
 		}
@@ -81,31 +80,25 @@ func DisconnectCalendar(ctx context.Context, set config.Calendar, home string, e
 	return c.Disconnect(ctx)
 }
 
-func expandHome(p string) string {
-	if rest, ok := strings.CutPrefix(p, "~"+string(filepath.Separator)); ok {
-		if h, err := os.UserHomeDir(); err == nil {
-			return filepath.Join(h, rest)
-		}
-	}
-	return p
-}
-
 // calendarSignal is the Google Calendar part of the training windows and
 // the scheduler's BusySource. It follows scheduler.calendar.* (apply),
 // running a calendar.Cache while the signal is on and its client secrets
-// exist, and runs the connect flow the web page starts.
+// exist, and runs the connect flow the web page starts. Its goroutines
+// run only between serve and the end of serve's context.
 type calendarSignal struct {
-	a         *App
-	ctx       context.Context // the app's services' context
+	home      string
+	config    func() config.Config // the configuration in force
 	endpoints calendar.Endpoints
 	log       *slog.Logger
+	wg        sync.WaitGroup // the cache's and the connect flows' goroutines
 
 	mu       sync.Mutex      // guards the fields below
+	ctx      context.Context // serve's context; nil before serve
 	applied  bool            // apply ran at least once
 	set      config.Calendar // the settings last applied
 	client   *calendar.Client
 	cache    *calendar.Cache    // nil while the signal is off
-	stop     context.CancelFunc // ends the cache's Serve
+	stop     context.CancelFunc // ends the cache's Serve; nil while it does not run
 	problem  string             // why the signal is on but not running
 	hadToken bool               // a token file was there at the last check
 	pending  *calendar.PendingConnect
@@ -113,8 +106,46 @@ type calendarSignal struct {
 
 var _ idle.BusySource = (*calendarSignal)(nil)
 
-func newCalendarSignal(a *App, ctx context.Context, ep calendar.Endpoints) *calendarSignal {
-	return &calendarSignal{a: a, ctx: ctx, endpoints: ep, log: a.log.With("part", "calendar")}
+// serve lets the signal run goroutines until ctx ends, starting the cache
+// an earlier apply made; wait waits for them after that.
+func (c *calendarSignal) serve(ctx context.Context) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ctx = ctx
+	c.startCache()
+}
+
+// wait waits for the signal's goroutines once serve's context has ended;
+// after it the signal starts no more.
+func (c *calendarSignal) wait() {
+	c.mu.Lock()
+	c.ctx = nil
+	c.mu.Unlock()
+	c.wg.Wait()
+}
+
+// serving reports whether serve runs.
+func (c *calendarSignal) serving() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ctx != nil
+}
+
+// startCache runs the cache while the signal serves. The caller holds mu.
+func (c *calendarSignal) startCache() {
+	if c.ctx == nil || c.cache == nil || c.stop != nil {
+		return
+	}
+	ctx, stop := context.WithCancel(c.ctx)
+	c.stop = stop
+	cache := c.cache
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		if err := cache.Serve(ctx); err != nil && ctx.Err() == nil {
+			c.log.Error("calendar cache stopped", "err", err)
+		}
+	}()
 }
 
 // Busy answers from the cache. No cache, no token or no data yet all mean
@@ -143,8 +174,8 @@ func (c *calendarSignal) apply(set config.Calendar) {
 	}
 	if c.stop != nil {
 		c.stop()
-		c.client, c.cache, c.stop = nil, nil, nil
 	}
+	c.client, c.cache, c.stop = nil, nil, nil
 	c.applied, c.set = true, set
 	if !set.Enabled {
 		c.problem = ""
@@ -160,14 +191,12 @@ func (c *calendarSignal) apply(set config.Calendar) {
 	}
 	c.problem, c.client, c.hadToken = "", client, client.Connected()
 	c.cache = calendar.NewCache(client, calendar.CacheOptions{})
-	ctx, stop := context.WithCancel(c.ctx)
-	c.stop = stop
-	c.a.goService(ctx, "calendar", c.cache.Serve)
+	c.startCache()
 	c.log.Info("calendar signal on", "connected", c.hadToken)
 }
 
 func (c *calendarSignal) newClient(set config.Calendar) (*calendar.Client, error) {
-	cc, err := CalendarConfig(set, c.a.opts.Home)
+	cc, err := CalendarConfig(set, c.home)
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +234,7 @@ func (c *calendarSignal) status() (string, bool) {
 	cache, set, problem := c.cache, c.set, c.problem
 	c.mu.Unlock()
 	switch {
-	case !set.Enabled && calendarTokenStored(c.a.Config().Scheduler.Calendar, c.a.opts.Home):
+	case !set.Enabled && tokenStored(c.config().Scheduler.Calendar, c.home):
 		return "off (connected; scheduler.calendar.enabled is false)", true
 	case !set.Enabled:
 		return "off", false
@@ -215,8 +244,8 @@ func (c *calendarSignal) status() (string, bool) {
 	return cacheWords(cache.Status())
 }
 
-func calendarTokenStored(set config.Calendar, home string) bool {
-	_, err := os.Stat(CalendarTokenPath(set, home))
+func tokenStored(set config.Calendar, home string) bool {
+	_, err := os.Stat(TokenPath(set, home))
 	return err == nil
 }
 
