@@ -6,6 +6,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // trainStepAPI serves the reference's POST /v1/admin/train_step: it asks
@@ -17,7 +18,7 @@ var _ proxy.TrainStepper = trainStepAPI{}
 
 func (t trainStepAPI) TrainStep(ctx context.Context) (proxy.TrainStepResult, error) {
 	cfg := t.a.Config()
-	if m := cfg.Resolve().Mode; m != trainer.ModeRL && m != trainer.ModeMadmax {
+	if m := cfg.Resolve().Mode; m != config.ModeRL && m != config.ModeMadmax {
 		return proxy.TrainStepResult{}, proxy.ErrNoTrainer
 	}
 	token, err := trainer.RequestTrainStep(ctx, t.a.db, time.Now())

@@ -96,7 +96,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, log: opts.Logger, modelsKick: make(chan struct{}, 1)}
 	s.lv.Store(newLive(cfg, nil))
 	s.baseCtx, s.cancelAll = context.WithCancel(context.Background())
-	if opts.Policy != nil && cfg.Resolve().Mode != "skills_only" {
+	if opts.Policy != nil && cfg.Resolve().Mode != config.ModeSkillsOnly {
 		s.policy, s.policyClient = newPolicyUpstream(opts.Policy)
 	}
 	if opts.Recorder != nil {

@@ -104,13 +104,14 @@ var stopWords = func() map[string]bool {
 	return m
 }()
 
-// Meta keys.
-const metaSkillGeneration = "skill_generation"
+// MetaSkillGeneration is the meta key of the skill generation
+// (SkillGeneration), by which every process tells that the library changed.
+const MetaSkillGeneration = "skill_generation"
 
 // SkillGeneration returns the current skill generation (0 before any
 // evolution).
 func (db *DB) SkillGeneration(ctx context.Context) (int, error) {
-	return metaInt(ctx, db.sql, metaSkillGeneration)
+	return metaInt(ctx, db.sql, MetaSkillGeneration)
 }
 
 type queryRower interface {
@@ -169,7 +170,7 @@ func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evo
 	defer db.skillsChanged()
 	var res EvolutionResult
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		cur, err := metaInt(ctx, tx, metaSkillGeneration)
+		cur, err := metaInt(ctx, tx, MetaSkillGeneration)
 		if err != nil {
 			return err
 		}
@@ -190,7 +191,7 @@ func (db *DB) ApplyEvolution(ctx context.Context, changes []SkillChange, evo Evo
 			return logEvolution(ctx, tx, evo)
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
-			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, metaSkillGeneration, strconv.Itoa(res.Generation)); err != nil {
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaSkillGeneration, strconv.Itoa(res.Generation)); err != nil {
 			return fmt.Errorf("bump generation: %w", err)
 		}
 		evo.Generation, evo.Status = res.Generation, "applied"

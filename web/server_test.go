@@ -308,7 +308,7 @@ func TestSetupSavesWhatSetupAsks(t *testing.T) {
 	cfg, _, _ := config.Load(context.Background(), e.db)
 	qwen, _ := config.PresetByName("qwen")
 	if cfg.LLM.Provider != "qwen" || cfg.LLM.APIBase != qwen.APIBase || cfg.LLM.ModelID != qwen.Model ||
-		cfg.LLM.APIKey != "sk-qwen-key-123456" || cfg.Mode != "skills_only" || cfg.Proxy.Port != 31000 {
+		cfg.LLM.APIKey != "sk-qwen-key-123456" || cfg.Mode != config.ModeSkillsOnly || cfg.Proxy.Port != 31000 {
 		t.Errorf("config after setup: %+v", cfg.LLM)
 	}
 }

@@ -46,10 +46,10 @@ type ArmSpec struct {
 
 // ArmSpecs returns the known arms, in report order.
 func ArmSpecs() []ArmSpec {
-	skills := map[string]string{"mode": "skills_only", "skills.enabled": "true", "skills.auto_evolve": "true",
+	skills := map[string]string{"mode": config.ModeSkillsOnly, "skills.enabled": "true", "skills.auto_evolve": "true",
 		"memory.enabled": "false", "rl.prm_votes": "0"}
 	withMemory := merge(skills, map[string]string{"memory.enabled": "true"})
-	full := merge(withMemory, map[string]string{"mode": "rl", "rl.enabled": "true"})
+	full := merge(withMemory, map[string]string{"mode": config.ModeRL, "rl.enabled": "true"})
 	return []ArmSpec{
 		{Name: ArmBase, Setup: "no MetaClaw: the agent calls the provider directly"},
 		{Name: ArmSkills, Setup: "MetaClaw skills_only: skills injected, evolved after each day; no memory, no judge",

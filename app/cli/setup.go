@@ -277,7 +277,7 @@ func askRest(p *prompter, cur config.Config, ch map[string]string) (map[string]s
 	if ch["mode"], err = p.askValid("Mode (madmax, rl, skills_only)", "mode", cur.Mode); err != nil {
 		return nil, err
 	}
-	if ch["mode"] != "skills_only" {
+	if ch["mode"] != config.ModeSkillsOnly {
 		rk, err := p.askSecret("Tinker-compatible training key for RL (Enter to skip: runs as skills_only until set)", cur.RL.APIKey != "")
 		if err != nil {
 			return nil, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // daemonChildEnv marks the detached child of `start --daemon`: its stderr is
@@ -48,7 +49,7 @@ func runStart(env *Env, args []string) error {
 	if fs.NArg() > 0 {
 		return usageError("start: unexpected argument %q", fs.Arg(0))
 	}
-	if f.mode != "" && f.mode != "madmax" && f.mode != "rl" && f.mode != "skills_only" {
+	if f.mode != "" && f.mode != config.ModeMadmax && f.mode != config.ModeRL && f.mode != config.ModeSkillsOnly {
 		return usageError("start --mode: %q is not allowed; allowed: madmax, rl, skills_only", f.mode)
 	}
 	if f.port < 0 || f.port > 65535 {

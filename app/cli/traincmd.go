@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/store/config"
 
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/store"
@@ -85,7 +86,7 @@ func runTrainStep(env *Env, args []string) error {
 	switch r := inspect(dir); {
 	case r.State != stateRunning:
 		return fmt.Errorf("MetaClaw is not running: the running app does the training step; start it (metaclaw start) and ask again")
-	case r.Mode != "" && r.Mode != trainer.ModeRL && r.Mode != trainer.ModeMadmax:
+	case r.Mode != "" && r.Mode != config.ModeRL && r.Mode != config.ModeMadmax:
 		return fmt.Errorf("MetaClaw runs in %s mode, which does not train: set mode to rl or madmax (and rl.api_key)", r.Mode)
 	}
 	db, _, err := openDB()

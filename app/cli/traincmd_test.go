@@ -91,6 +91,6 @@ func runningTrainer(t *testing.T, db *store.DB) *trainer.Trainer {
 	}
 	t.Cleanup(func() { c.Close() })
 	cfg := config.Defaults()
-	cfg.Mode, cfg.RL.Model, cfg.RL.GroupSize = "rl", "Qwen/Qwen3-8B", 1
+	cfg.Mode, cfg.RL.Model, cfg.RL.GroupSize = config.ModeRL, "Qwen/Qwen3-8B", 1
 	return trainer.New(trainer.Options{DB: db, Client: c, Config: cfg, Poll: 20 * time.Millisecond})
 }

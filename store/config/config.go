@@ -64,7 +64,7 @@ const (
 func (c *Config) JudgeMode() string {
 	switch c.Learning.Judge {
 	case "", "auto":
-		if c.Resolve().Mode == "skills_only" {
+		if c.Resolve().Mode == ModeSkillsOnly {
 			return JudgeSessionEnd
 		}
 		return JudgeEveryTurn

@@ -17,10 +17,10 @@ func (c *Config) Resolve() Effective {
 	if c.LLM.APIBase == "" {
 		e.Problems = append(e.Problems, "llm.api_base is not set: the proxy has no upstream")
 	}
-	if c.Mode == "rl" || c.Mode == "madmax" {
+	if c.Mode == ModeRL || c.Mode == ModeMadmax {
 		if c.RL.APIKey == "" {
 			e.Problems = append(e.Problems, "mode "+c.Mode+" needs rl.api_key (a Tinker-compatible training key); running as skills_only until it is set")
-			e.Mode = "skills_only"
+			e.Mode = ModeSkillsOnly
 		}
 	}
 	return e
@@ -69,7 +69,7 @@ func (c *Config) PromptLimit(toPolicy bool, policyContext, maxTokens int) int {
 // DefaultAgentWindow. An explicit context_window below the limit wins.
 // limit is that enforced limit, 0 when turns are never cut.
 func (c *Config) AgentWindow(policyContext int) (window, limit int) {
-	limit = c.PromptLimit(c.Resolve().Mode != "skills_only", policyContext, 0)
+	limit = c.PromptLimit(c.Resolve().Mode != ModeSkillsOnly, policyContext, 0)
 	window = c.ContextWindow
 	switch {
 	case window == 0 && limit == 0:

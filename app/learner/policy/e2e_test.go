@@ -60,7 +60,7 @@ func TestOpenAIClientToolCallsAndReasoning(t *testing.T) {
 	e := newEnv(t, envOpts{})
 	e.startProxy(staticInjector{text: "## Skills\nAlways use metric units."})
 	ctx := context.Background()
-	must(t, e.db.SetMeta(ctx, "skill_generation", "3"))
+	must(t, e.db.SetMeta(ctx, store.MetaSkillGeneration, "3"))
 	client := openaiClient(e, "s-openai")
 
 	toks := e.reply(toolCallText)

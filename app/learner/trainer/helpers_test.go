@@ -141,7 +141,7 @@ func newEnv(t *testing.T, mod func(*config.Config)) *env {
 	t.Cleanup(srv.Close)
 	e.url = srv.URL
 	cfg := config.Defaults()
-	cfg.Mode, cfg.RL.Model, cfg.RL.BatchSize, cfg.RL.LoRARank = trainer.ModeRL, baseModel, 2, 8
+	cfg.Mode, cfg.RL.Model, cfg.RL.BatchSize, cfg.RL.LoRARank = config.ModeRL, baseModel, 2, 8
 	if mod != nil {
 		mod(&cfg)
 	}

@@ -46,7 +46,7 @@ func countSteps(e *env, status string) int {
 
 func TestWindowClosesMidBatch(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, func(c *config.Config) { c.Mode, c.RL.GroupSize, c.RL.BatchSize = trainer.ModeMadmax, 1, 2 })
+	e := newEnv(t, func(c *config.Config) { c.Mode, c.RL.GroupSize, c.RL.BatchSize = config.ModeMadmax, 1, 2 })
 	samples := serveN(e, 6, 1000)
 	var once sync.Once
 	e.setHook(func(ep string) {

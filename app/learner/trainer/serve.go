@@ -5,12 +5,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/idle"
-)
-
-// Modes the trainer trains in.
-const (
-	ModeRL     = "rl"
-	ModeMadmax = "madmax"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // Serve trains until ctx ends: in mode rl whenever rl.batch_size rewarded
@@ -100,9 +95,9 @@ func (t *Trainer) allowed() bool {
 	}
 	cfg, _ := t.current()
 	switch cfg.Mode {
-	case ModeRL:
+	case config.ModeRL:
 		return true
-	case ModeMadmax:
+	case config.ModeMadmax:
 		return t.opts.Windows != nil && t.opts.Windows.Status().Open
 	}
 	return false
