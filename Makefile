@@ -43,8 +43,10 @@ bench: ## run the benchmarks (the real binary's added latency, startup, RSS; pro
 	} | grep --line-buffered -E '^(Benchmark|goos|goarch|pkg|cpu|ok|FAIL|--- FAIL|\s+\S+\.go:[0-9]+: )' | tee $(BENCH_OUT)
 	@echo; $(BENCHSTAT) $(BENCH_OUT)
 
-check: ## vet, macOS type-check, formatting, docs and package docs, and a check that generated files are up to date
+check: ## vet, staticcheck, macOS type-check, formatting, docs and package docs, and a check that generated files are up to date
 	$(GO) vet ./...
+	@$(STATICCHECK) -version 2>/dev/null | grep -q '$(STATICCHECK_VERSION)' || GOBIN=$(TEMPL_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(STATICCHECK) ./...
 	$(GO) test -count=1 -run '^(TestDocs|TestPackageDocs)' ./app/ ./app/cli/ # commands, keys and links the docs name exist; every package is documented
 	build/check-darwin.sh # gopls type-check of the macOS build (skipped without gopls)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -56,6 +58,8 @@ check: ## vet, macOS type-check, formatting, docs and package docs, and a check 
 TEMPL_VERSION := v0.3.1100
 TEMPL_BIN     := $(shell $(GO) env GOPATH)/bin
 TEMPL         := $(TEMPL_BIN)/templ
+STATICCHECK_VERSION := v0.8.2
+STATICCHECK         := $(TEMPL_BIN)/staticcheck
 
 generate: ## regenerate generated files (icons, templ pages; installs the templ CLI when missing)
 	$(GO) generate ./...

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/openai/openai-go/v3"
 )
 
@@ -69,7 +70,7 @@ func runLearningWorkload(t testing.TB, sessions int, paused bool) (int, learnerC
 		turns += agentSession(t, agent, fmt.Sprintf("bench-%d", s), 8, 4)
 	}
 	if !paused {
-		waitUntil(t, "learning to finish the sessions", func() bool {
+		testutil.Eventually(t, "learning to finish the sessions", func() bool {
 			evos, _ := a.DB().Evolutions(context.Background(), sessions)
 			return len(evos) == sessions && b.extractCalls.Load() >= int64(sessions)
 		})

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -83,7 +83,7 @@ func TestSkillEvolutionEndToEnd(t *testing.T) {
 	ask("s1", "which python version should my new project use?", false)
 	ask("s1", "no, 3.8 is end of life. pick a supported python version", true)
 
-	waitUntil(t, "the evolver's skill", func() bool { _, err := db.Skill(context.Background(), "pin-python-version"); return err == nil })
+	testutil.Eventually(t, "the evolver's skill", func() bool { _, err := db.Skill(context.Background(), "pin-python-version"); return err == nil })
 	turns, _ := db.SessionTurns(context.Background(), "s1")
 	for _, tr := range turns {
 		sc, err := db.TurnScore(context.Background(), tr.ID)
@@ -101,7 +101,7 @@ func TestSkillEvolutionEndToEnd(t *testing.T) {
 	// The next session's request carries the new skill, once the
 	// retriever's snapshot has it (a turn never waits for a refresh; the
 	// refresh starts as the evolution commits).
-	waitUntil(t, "the retriever's snapshot", func() bool {
+	testutil.Eventually(t, "the retriever's snapshot", func() bool {
 		sel, err := a.learn.Skills.Select(context.Background(), []skills.Message{{Role: "user", Text: "pin the python version with pyenv"}})
 		return err == nil && slices.ContainsFunc(sel.Skills, func(s store.Skill) bool { return s.Name == "pin-python-version" })
 	})
@@ -122,7 +122,7 @@ func TestSkillEvolutionEndToEnd(t *testing.T) {
 	all, _ := db.Skills(context.Background(), true)
 	b.evolverReply.Store(`{"operations": [{"op": "add", "name": "Not A Name", "body": "x"}]`)
 	ask("s3", "which python version again?", true)
-	waitUntil(t, "a rejected evolution", func() bool {
+	testutil.Eventually(t, "a rejected evolution", func() bool {
 		evos, _ := db.Evolutions(context.Background(), 10)
 		return len(evos) > 0 && evos[0].Status == "rejected"
 	})
@@ -157,17 +157,6 @@ func startApp(t *testing.T, upstream string) (*App, string) {
 	}
 	t.Cleanup(func() { a.Stop() })
 	return a, a.ProxyURL()
-}
-
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 func freePort(t testing.TB) int {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
@@ -274,20 +275,13 @@ func (w *memoryWorld) post(api, session, user string, history []string, text str
 // waitExtracted waits until memory extraction has read a session's turns.
 func (w *memoryWorld) waitExtracted(session string, turns int) {
 	w.t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
+	testutil.Eventually(w.t, "session "+session+": extraction to run", func() bool {
 		n, err := w.a.db.MemoryProgress(context.Background(), session)
 		if err != nil {
 			w.t.Fatal(err)
 		}
-		if n >= turns {
-			return
-		}
-		if time.Now().After(deadline) {
-			w.t.Fatalf("session %s: extraction never ran (progress %d of %d)", session, n, turns)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return n >= turns
+	})
 }
 
 // TestMemoryConversation runs the scripted multi-session conversation

@@ -6,10 +6,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
@@ -54,22 +54,15 @@ func TestPolicyWiredInTrainingModes(t *testing.T) {
 	if a.Policy() == nil {
 		t.Fatal("rl mode with a key has no policy server")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testutil.Eventually(t, "status problems naming the tokenizer", func() bool {
 		var found string
 		for _, p := range a.Status().Problems {
 			if strings.Contains(p, "training policy not serving") {
 				found = p
 			}
 		}
-		if strings.Contains(found, "tokenizer") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status problems never named the tokenizer: %q", a.Status().Problems)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return strings.Contains(found, "tokenizer")
+	})
 	if h := a.health()["policy"].(map[string]any); h["ready"] != false {
 		t.Fatalf("health policy = %v", h)
 	}

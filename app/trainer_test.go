@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -22,17 +22,10 @@ import (
 func TestTrainerWiredInRLMode(t *testing.T) {
 	a, tk, s := startTrainingApp(t, nil)
 	ctx := context.Background()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	testutil.Eventually(t, "a sampler checkpoint served after training", func() bool {
 		path, _ := a.DB().ServingCheckpoint(ctx)
-		if strings.Contains(path, "/sampler_weights/") {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no sampler checkpoint served after training; trainer status %+v", a.Trainer().Status())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return strings.Contains(path, "/sampler_weights/")
+	})
 	if n := len(tk.Datums()); n != 1 {
 		t.Fatalf("the service got %d datums, want 1", n)
 	}
@@ -48,13 +41,9 @@ func TestTrainingFailureShowsInStatus(t *testing.T) {
 	a, _, s := startTrainingApp(t, func(tk *faketinker.Server) {
 		tk.FailNext("forward_backward", 100, faketinker.Fault{Status: 403})
 	})
-	deadline := time.Now().Add(20 * time.Second)
-	for !slices.ContainsFunc(a.Status().Problems, func(p string) bool { return strings.Contains(p, "training step failed") }) {
-		if time.Now().After(deadline) {
-			t.Fatalf("status problems never named the failed step: %q", a.Status().Problems)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, "status problems naming the failed step", func() bool {
+		return slices.ContainsFunc(a.Status().Problems, func(p string) bool { return strings.Contains(p, "training step failed") })
+	})
 	got, err := a.DB().SampleByID(context.Background(), s.ID)
 	if err != nil || got.Status != store.SampleWaiting {
 		t.Fatalf("sample after a refused step: %+v, %v", got, err)

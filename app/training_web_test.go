@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -125,11 +125,8 @@ func TestServeCheckpointSwapsTheRunningPolicy(t *testing.T) {
 	assertServing(t, a.DB(), sampler)
 	// The tokenizer cannot be fetched here, so the policy never serves:
 	// the page hears why.
-	deadline := time.Now().Add(10 * time.Second)
-	for p := ctl.Policy(); p.Ready || p.Reason == ""; p = ctl.Policy() {
-		if time.Now().After(deadline) {
-			t.Fatalf("policy never said why it does not serve: %+v", p)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the policy saying why it does not serve", func() bool {
+		p := ctl.Policy()
+		return !p.Ready && p.Reason != ""
+	})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -160,7 +161,7 @@ func TestJudgeFreeTextAndNoOpEvolution(t *testing.T) {
 		if err := agent.ask(s, true, openai.UserMessage("give me a short answer: what is 2+2?")); err != nil {
 			t.Fatal(err)
 		}
-		waitUntil(t, "evolution of "+s, func() bool {
+		testutil.Eventually(t, "evolution of "+s, func() bool {
 			evos, _ := db.Evolutions(ctx, 1)
 			return len(evos) > 0 && evos[0].SessionID == s
 		})
@@ -191,7 +192,7 @@ func TestDailyBudgetPausesLearning(t *testing.T) {
 	a, url := startAppWith(t, base, map[string]string{"learning.max_calls_per_day": "2"})
 	agent := newAgent(t, url)
 	turns := agentSession(t, agent, "budget", 8, 1)
-	waitUntil(t, "the budget reached", func() bool { return a.Status().Learning.Budget.Reached })
+	testutil.Eventually(t, "the budget reached", func() bool { return a.Status().Learning.Budget.Reached })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := a.learn.Learner.Settle(ctx, "budget"); err != nil {

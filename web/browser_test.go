@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/web/browsertest"
 )
@@ -94,17 +95,6 @@ func html(t *testing.T, ctx context.Context) string {
 		t.Fatalf("read page: %v", err)
 	}
 	return s
-}
-
-// eventually polls cond for up to ten seconds.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // TestBrowser drives the page in headless chromium as a person would: log
@@ -198,14 +188,14 @@ func browserMemory(t *testing.T, ctx context.Context, e *env, sh *shots) {
 		chromedp.Click(tid("memory-save")),
 		chromedp.WaitVisible(tid("memory-edit-form")))
 	var ms []store.Memory
-	eventually(t, "the memory in the database", func() bool {
+	testutil.Eventually(t, "the memory in the database", func() bool {
 		ms, _ = e.db.Memories(context.Background(), store.MemoryFilter{Scope: "browser"})
 		return len(ms) == 1 && ms[0].Content == "The 2.0 release ships in May." && ms[0].Type == store.MemoryProjectState
 	})
 	run(t, ctx, "edit memory",
 		chromedp.SetValue(tid("memory-edit-content"), "The 2.0 release ships in June."),
 		chromedp.Click(tid("memory-edit-save")))
-	eventually(t, "the edited memory in the database", func() bool {
+	testutil.Eventually(t, "the edited memory in the database", func() bool {
 		ms, _ = e.db.Memories(context.Background(), store.MemoryFilter{Scope: "browser"})
 		return len(ms) == 1 && ms[0].Content == "The 2.0 release ships in June."
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/idle/calendar/fakegoogle"
 	"github.com/metaclaw/metaclaw/idle/windows"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -283,14 +284,8 @@ func TestStatusShowsTrainingWindow(t *testing.T) {
 // it took its listener (a fiber shutdown that comes first does not stop it).
 func waitProxy(t *testing.T, proxyURL string) {
 	t.Helper()
-	deadline := time.Now().Add(patience)
-	for {
-		if _, err := fetchHealth(proxyURL, time.Second); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the proxy does not answer")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the proxy to answer", func() bool {
+		_, err := fetchHealth(proxyURL, time.Second)
+		return err == nil
+	})
 }

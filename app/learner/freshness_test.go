@@ -10,6 +10,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/internal/learntest"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/assets"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -86,8 +87,8 @@ func TestEvolutionStalesOnlyChangedPrompts(t *testing.T) {
 	h.serve(t)
 	h.turn(t, "evolve-me", "", "play these guitar chords on my ukulele", "I changed the melody instead.")
 	h.end("evolve-me")
-	waitFor(t, "the evolution", func() bool { return h.l.Stats().Evolutions == 1 })
-	waitFor(t, "the check of every sample", func() bool {
+	testutil.Eventually(t, "the evolution", func() bool { return h.l.Stats().Evolutions == 1 })
+	testutil.Eventually(t, "the check of every sample", func() bool {
 		evos, _ := h.db.Evolutions(ctx, 1)
 		return len(evos) == 1 && evos[0].StaleSamples > 0 && sample(t, h.db, keep.ID).SkillGeneration == 1
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/internal/learntest"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
@@ -115,17 +116,6 @@ func (h *harness) end(session string) {
 	h.l.Notify(learning.Event{Kind: learning.SessionEnded, SessionID: session, Reason: "done", At: time.Now()})
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func score(t *testing.T, db *store.DB, id int64) (store.Score, bool) {
 	t.Helper()
 	sc, err := db.TurnScore(context.Background(), id)
@@ -147,13 +137,13 @@ func TestScoresThenEvolves(t *testing.T) {
 	t1 := h.turn(t, "s1", "", "Clean up the build directory", "Deleted everything in the repo.")
 	h.turn(t, "s1", store.TurnSide, "title", "Cleanup")
 	t2 := h.turn(t, "s1", "", "You deleted my sources! Restore them.", "Restored from git.")
-	waitFor(t, "the first turn's score", func() bool { _, ok := score(t, h.db, t1.ID); return ok })
+	testutil.Eventually(t, "the first turn's score", func() bool { _, ok := score(t, h.db, t1.ID); return ok })
 	sc, _ := score(t, h.db, t1.ID)
 	if sc.Score != -1 || sc.Evidence != "next_turn" || len(sc.Votes) != 3 || sc.JudgeModel != "agent-model" {
 		t.Errorf("first score = %+v", sc)
 	}
 	h.end("s1")
-	waitFor(t, "an evolution", func() bool { return h.l.Stats().Evolutions == 1 })
+	testutil.Eventually(t, "an evolution", func() bool { return h.l.Stats().Evolutions == 1 })
 	sc2, ok := score(t, h.db, t2.ID)
 	if !ok || sc2.Evidence != "session_end" {
 		t.Errorf("last turn score = %+v, %v", sc2, ok)
@@ -194,7 +184,7 @@ func TestPausedDoesNothing(t *testing.T) {
 	h.turn(t, "s1", "", "two", "2")
 	h.end("s1")
 	// Skipped: evolve after turn 1, judge + evolve after turn 2, judge + evolve at the end.
-	waitFor(t, "skips", func() bool { return h.l.Stats().Skipped >= 5 })
+	testutil.Eventually(t, "skips", func() bool { return h.l.Stats().Skipped >= 5 })
 	if n := len(h.up.Requests()); n != 0 {
 		t.Errorf("%d requests while paused", n)
 	}
@@ -208,7 +198,7 @@ func TestPausedDoesNothing(t *testing.T) {
 	paused.Store(false)
 	t3 := h.turn(t, "s2", "", "three", "3")
 	h.turn(t, "s2", "", "four", "4")
-	waitFor(t, "a score after resuming", func() bool { _, ok := score(t, h.db, t3.ID); return ok })
+	testutil.Eventually(t, "a score after resuming", func() bool { _, ok := score(t, h.db, t3.ID); return ok })
 	if _, ok := score(t, h.db, t1.ID); ok {
 		t.Error("skipped work was replayed")
 	}
@@ -221,7 +211,7 @@ func TestJudgeOffEvolvesWholeSession(t *testing.T) {
 	h.turn(t, "s1", "", "first question", "a")
 	h.turn(t, "s1", "", "second question", "b")
 	h.end("s1")
-	waitFor(t, "an empty evolution", func() bool { return h.l.Stats().EvolutionsEmpty == 1 })
+	testutil.Eventually(t, "an empty evolution", func() bool { return h.l.Stats().EvolutionsEmpty == 1 })
 	if n := h.brain.judgeCalls.Load(); n != 0 {
 		t.Errorf("%d judge calls with the judge off", n)
 	}
@@ -238,10 +228,10 @@ func TestEvolvesEveryNTurns(t *testing.T) {
 	h.serve(t)
 	h.turn(t, "s1", "", "one", "1")
 	h.turn(t, "s1", "", "two", "2")
-	waitFor(t, "an evolution after two turns", func() bool { return h.l.Stats().EvolutionsEmpty == 1 })
+	testutil.Eventually(t, "an evolution after two turns", func() bool { return h.l.Stats().EvolutionsEmpty == 1 })
 	h.turn(t, "s1", "", "three", "3")
 	h.turn(t, "s1", "", "four", "4")
-	waitFor(t, "an evolution after four turns", func() bool { return h.l.Stats().EvolutionsEmpty == 2 })
+	testutil.Eventually(t, "an evolution after four turns", func() bool { return h.l.Stats().EvolutionsEmpty == 2 })
 }
 
 func TestAutoEvolveOff(t *testing.T) {
@@ -250,7 +240,7 @@ func TestAutoEvolveOff(t *testing.T) {
 	h.serve(t)
 	t1 := h.turn(t, "s1", "", "one", "1")
 	h.end("s1")
-	waitFor(t, "the session-end score", func() bool { _, ok := score(t, h.db, t1.ID); return ok })
+	testutil.Eventually(t, "the session-end score", func() bool { _, ok := score(t, h.db, t1.ID); return ok })
 	h.stop()
 	h.stop = nil
 	if n := h.brain.evolveCalls.Load(); n != 0 {
@@ -265,7 +255,7 @@ func TestFailedJudgingStoresNothing(t *testing.T) {
 	h.serve(t)
 	t1 := h.turn(t, "s1", "", "one", "1")
 	h.turn(t, "s1", "", "two", "2")
-	waitFor(t, "a failed judgement", func() bool { return h.l.Stats().JudgeFailed == 1 })
+	testutil.Eventually(t, "a failed judgement", func() bool { return h.l.Stats().JudgeFailed == 1 })
 	if _, ok := score(t, h.db, t1.ID); ok {
 		t.Error("a score was stored though every vote failed")
 	}
@@ -289,7 +279,7 @@ func TestServeReturnsWithWorkInFlight(t *testing.T) {
 	h.serve(t)
 	h.turn(t, "s1", "", "one", "1")
 	h.turn(t, "s1", "", "two", "2")
-	waitFor(t, "a judge call in flight", func() bool { return len(h.up.Requests()) > 0 })
+	testutil.Eventually(t, "a judge call in flight", func() bool { return len(h.up.Requests()) > 0 })
 	h.stop() // fails the test if Serve does not return
 	h.stop = nil
 	// A stopped learner may serve again.
@@ -306,7 +296,7 @@ func TestServeTwice(t *testing.T) {
 	h.serve(t)
 	h.turn(t, "s1", "", "one", "1")
 	h.turn(t, "s1", "", "two", "2")
-	waitFor(t, "a judgement", func() bool { return h.l.Stats().Judged == 1 }) // Serve is running
+	testutil.Eventually(t, "a judgement", func() bool { return h.l.Stats().Judged == 1 }) // Serve is running
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if err := h.l.Serve(ctx); !errors.Is(err, learner.ErrServing) {

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/metaclaw/metaclaw/internal/testutil"
 )
 
 func TestSetupAndConfig(t *testing.T) {
@@ -208,7 +210,7 @@ func TestStalePidFile(t *testing.T) {
 	if err := syscall.Kill(s.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { st, _ := in.status(); return st.State == "stale" })
+	testutil.Eventually(t, "the stale state", func() bool { st, _ := in.status(); return st.State == "stale" })
 	st, code := in.status()
 	if st.PID != s.PID || code != 3 {
 		t.Errorf("stale status = %+v, exit %d", st, code)
@@ -267,7 +269,7 @@ func TestForegroundSignal(t *testing.T) {
 			t.Fatal(err)
 		}
 		url := "http://127.0.0.1:" + strconv.Itoa(in.port)
-		waitFor(t, func() bool { return healthy(url) })
+		testutil.Eventually(t, "the instance healthy", func() bool { return healthy(url) })
 		cmd.Process.Signal(sig)
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
@@ -289,17 +291,6 @@ func TestForegroundSignal(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met in 20s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // TestNoArgumentsStartsWithoutTrayHost runs `metaclaw` with no arguments, as
 // a double-click does, on a machine with no session bus: it says once that
 // it runs without a tray icon, and serves.
@@ -314,8 +305,8 @@ func TestNoArgumentsStartsWithoutTrayHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	waitFor(t, func() bool { return healthy("http://127.0.0.1:" + strconv.Itoa(in.port)) })
-	waitFor(t, func() bool { return strings.Contains(out.String(), "running without a tray icon") })
+	testutil.Eventually(t, "the instance healthy", func() bool { return healthy("http://127.0.0.1:" + strconv.Itoa(in.port)) })
+	testutil.Eventually(t, "the no-tray message", func() bool { return strings.Contains(out.String(), "running without a tray icon") })
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
 	if n := strings.Count(out.String(), "running without a tray icon"); n != 1 {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -41,7 +42,7 @@ not json
 		"memory.auto_extract", "false", "openclaw_env_data_dir", tasks, "openclaw_env_concurrency", "1")
 	in.must("start", "--daemon")
 	defer in.run("stop")
-	eventually(t, "both episodes done", func() bool {
+	testutil.Eventually(t, "both episodes done", func() bool {
 		return strings.Contains(in.run("status").stdout, "rollout:  2 episodes done of 2, 0 running, 0 failed (2 tasks in "+tasks+")")
 	})
 	if data, _ := os.ReadFile(filepath.Join(in.home, "rollout", "write_file", "out.txt")); string(data) != "rollout-ok\n" {

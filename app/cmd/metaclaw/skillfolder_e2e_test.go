@@ -7,7 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/metaclaw/metaclaw/internal/testutil"
 )
 
 // TestSkillsFolderLive runs MetaClaw and uses its skills folder
@@ -24,16 +25,16 @@ func TestSkillsFolderLive(t *testing.T) {
 	defer in.run("stop")
 	dir := filepath.Join(in.home, "skills")
 	starter := filepath.Join(dir, "debug-failing-test", "SKILL.md")
-	eventually(t, "the starter bank written to the folder", func() bool { return fileContains(starter, "name: debug-failing-test") })
+	testutil.Eventually(t, "the starter bank written to the folder", func() bool { return fileContains(starter, "name: debug-failing-test") })
 
 	skill := filepath.Join(dir, "webhook-retries", "SKILL.md")
 	os.MkdirAll(filepath.Dir(skill), 0o755)
 	os.WriteFile(skill, []byte("---\nname: webhook-retries\ndescription: Use when a webhook call fails and must be retried.\n---\nRetry with backoff, at most five times.\n"), 0o644)
-	eventually(t, "the copied file to become a skill", func() bool {
+	testutil.Eventually(t, "the copied file to become a skill", func() bool {
 		return strings.Contains(in.run("skills", "show", "webhook-retries").stdout, "version 1 of 1")
 	})
 	os.WriteFile(skill, []byte("---\nname: webhook-retries\ndescription: Use when a webhook call fails and must be retried.\n---\nRetry with backoff, at most three times.\n"), 0o644)
-	eventually(t, "the edit to become version 2", func() bool {
+	testutil.Eventually(t, "the edit to become version 2", func() bool {
 		out := in.run("skills", "show", "webhook-retries").stdout
 		return strings.Contains(out, "version 2 of 2") && strings.Contains(out, "three times")
 	})
@@ -41,7 +42,7 @@ func TestSkillsFolderLive(t *testing.T) {
 	broken := filepath.Join(dir, "half-done", "SKILL.md")
 	os.MkdirAll(filepath.Dir(broken), 0o755)
 	os.WriteFile(broken, []byte("---\nname: half-done\ndescription: [oops\n---\nBody.\n"), 0o644)
-	eventually(t, "status to report the broken file", func() bool {
+	testutil.Eventually(t, "status to report the broken file", func() bool {
 		return strings.Contains(in.run("status").stdout, "skipped half-done/SKILL.md: front matter")
 	})
 	if r := in.run("skills", "show", "half-done"); r.code == 0 {
@@ -49,11 +50,11 @@ func TestSkillsFolderLive(t *testing.T) {
 	}
 
 	os.Remove(skill)
-	eventually(t, "the deleted file to disable its skill", func() bool {
+	testutil.Eventually(t, "the deleted file to disable its skill", func() bool {
 		return strings.Contains(in.run("skills", "show", "webhook-retries").stdout, "version 2 of 2, disabled")
 	})
 	in.must("skills", "enable", "webhook-retries")
-	eventually(t, "the re-enabled skill written back", func() bool { return fileContains(skill, "three times") })
+	testutil.Eventually(t, "the re-enabled skill written back", func() bool { return fileContains(skill, "three times") })
 	if out := in.must("skills", "show", "webhook-retries").stdout; !strings.Contains(out, "version 2 of 2") {
 		t.Errorf("writing the file back made a new version:\n%s", out)
 	}
@@ -62,18 +63,6 @@ func TestSkillsFolderLive(t *testing.T) {
 func fileContains(path, want string) bool {
 	data, err := os.ReadFile(path)
 	return err == nil && strings.Contains(string(data), want)
-}
-
-// eventually waits up to 20 s for cond, checking every 200 ms.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("waited 20 s for %s", what)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
 }
 
 // TestSkillsSyncThroughGit shares two MetaClaws' libraries through a bare

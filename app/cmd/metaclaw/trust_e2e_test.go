@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 )
 
@@ -70,17 +71,12 @@ func (in *instance) chat(t *testing.T, session, body string) int {
 
 func eventuallyStatus(t *testing.T, in *instance, what string, ok func(trustStatus) bool) trustStatus {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		s := in.trustStatus()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("status never showed %s: %+v", what, s)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	var s trustStatus
+	testutil.Eventually(t, "the status to show "+what, func() bool {
+		s = in.trustStatus()
+		return ok(s)
+	})
+	return s
 }
 
 // TestStatusShowsWhatHappened runs the real binary against a fake provider

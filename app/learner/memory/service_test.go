@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -257,7 +258,7 @@ func TestServeHandlesEventsAndForget(t *testing.T) {
 	recordSession(t, db, "s", "u", "sys", time.Now(), []string{"I prefer porridge for breakfast."}, []string{"ok"})
 	s.Notify(learning.Event{Kind: learning.SessionEnded, SessionID: "s"})
 	breakfast := []Message{{Role: "user", Text: "what do I eat for breakfast"}}
-	waitUntil(t, func() bool {
+	testutil.Eventually(t, "the porridge memory selected", func() bool {
 		sel, _ := s.Select(context.Background(), "u", breakfast)
 		return len(sel.Memories) == 1
 	})
@@ -281,17 +282,6 @@ func TestServeHandlesEventsAndForget(t *testing.T) {
 	}
 	if got, _ := readFile(db.Path()); bytes.Contains(got, []byte("zebracornflakes")) {
 		t.Error("the forgotten memory is still in the database file after Serve compacted it")
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

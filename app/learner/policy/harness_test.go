@@ -17,6 +17,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/policy/tokenizer"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/proxy/learning"
@@ -136,19 +137,7 @@ func (e *env) startProxy(injectors ...learning.Injector) {
 
 func (e *env) waitReady() {
 	e.t.Helper()
-	waitFor(e.t, "the policy to be ready", func() bool { ok, _ := e.pol.Ready(); return ok })
-}
-
-// waitFor polls cond for up to 20 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(e.t, "the policy to be ready", func() bool { ok, _ := e.pol.Ready(); return ok })
 }
 
 // testLogger logs warnings to the test's log (shown with -v or on
@@ -237,7 +226,7 @@ func (e *env) lastSample() faketinker.SampleRecord {
 func (e *env) turns(session string, n int) []store.Turn {
 	e.t.Helper()
 	var ts []store.Turn
-	waitFor(e.t, "turns of "+session, func() bool {
+	testutil.Eventually(e.t, "turns of "+session, func() bool {
 		var err error
 		ts, err = e.db.SessionTurns(context.Background(), session)
 		must(e.t, err)

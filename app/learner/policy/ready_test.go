@@ -14,6 +14,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -101,7 +102,7 @@ func TestNotReadyUntilTheTokenizerLoads(t *testing.T) {
 	hub := policy.NewTestHub(t, map[string]string{baseModel: "testdata/tiny-qwen"})
 	hub.SetDown(true)
 	e := newEnv(t, envOpts{hub: hub, notWait: true})
-	waitFor(t, "the tokenizer error", func() bool {
+	testutil.Eventually(t, "the tokenizer error", func() bool {
 		_, reason := e.pol.Ready()
 		return strings.HasPrefix(reason, "tokenizer Qwen/Qwen3-8B not loaded: ") && strings.Contains(reason, "http 503")
 	})
@@ -140,7 +141,7 @@ func TestServiceDownFallsBackToLLM(t *testing.T) {
 		t.Fatalf("answer %q", text)
 	}
 	must(t, e.fake.SetDown(faketinker.DownRefuse))
-	waitFor(t, "the policy to notice", func() bool {
+	testutil.Eventually(t, "the policy to notice", func() bool {
 		ok, reason := e.pol.Ready()
 		return !ok && strings.HasPrefix(reason, "training service unreachable: heartbeat failing: ")
 	})
@@ -167,7 +168,7 @@ func TestSamplingFailureFallsBackAndRecovers(t *testing.T) {
 	if text != fakeupstream.DefaultText || e.hasSample(turn.ID) {
 		t.Errorf("failed sample: answer %q, sample %v", text, e.hasSample(turn.ID))
 	}
-	waitFor(t, "a new sampling session", func() bool {
+	testutil.Eventually(t, "a new sampling session", func() bool {
 		return len(e.fake.RequestsTo("create_sampling_session")) == 2
 	})
 	e.waitReady()
@@ -206,7 +207,7 @@ func TestNotReadyWhenTheServiceRefusesTheKey(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- pol.Serve(ctx) }()
-	waitFor(t, "the refusal", func() bool {
+	testutil.Eventually(t, "the refusal", func() bool {
 		_, reason := pol.Ready()
 		return strings.HasPrefix(reason, "training service refused the session: ") && strings.Contains(reason, "check rl.api_key")
 	})

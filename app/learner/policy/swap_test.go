@@ -10,6 +10,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/openai/openai-go/v3"
 )
 
@@ -27,7 +28,7 @@ func TestCheckpointFromTrainerAndFromDB(t *testing.T) {
 
 	must(t, e.db.SetServingCheckpoint(ctx, step1))
 	e.pol.UseCheckpoint(step1)
-	waitFor(t, "step-1 to be served", func() bool { return e.pol.Serving() == step1 })
+	testutil.Eventually(t, "step-1 to be served", func() bool { return e.pol.Serving() == step1 })
 	_, turn := e.ask("s-step1", "hi")
 	if rec := e.lastSample(); rec.ModelPath != step1 {
 		t.Errorf("served by %q, want %q", rec.ModelPath, step1)
@@ -35,9 +36,9 @@ func TestCheckpointFromTrainerAndFromDB(t *testing.T) {
 	e.checkSample(turn.ID, step1, 0)
 
 	must(t, e.db.SetServingCheckpoint(ctx, step2))
-	waitFor(t, "step-2 to be served", func() bool { return e.pol.Serving() == step2 })
+	testutil.Eventually(t, "step-2 to be served", func() bool { return e.pol.Serving() == step2 })
 	must(t, e.db.SetServingCheckpoint(ctx, step1)) // roll back
-	waitFor(t, "the rollback to step-1", func() bool { return e.pol.Serving() == step1 })
+	testutil.Eventually(t, "the rollback to step-1", func() bool { return e.pol.Serving() == step1 })
 	_, turn = e.ask("s-rollback", "hi")
 	if rec := e.lastSample(); rec.ModelPath != step1 {
 		t.Errorf("after rollback served by %q", rec.ModelPath)
@@ -47,7 +48,7 @@ func TestCheckpointFromTrainerAndFromDB(t *testing.T) {
 	// An unknown checkpoint fails to open: serving goes on with the
 	// current one, and the status says why.
 	e.pol.UseCheckpoint("tinker://nope:train:0/sampler_weights/x")
-	waitFor(t, "the swap error", func() bool { return e.pol.Status().SwapError != "" })
+	testutil.Eventually(t, "the swap error", func() bool { return e.pol.Status().SwapError != "" })
 	if st := e.pol.Status(); !st.Ready || st.Serving != step1 || !strings.Contains(st.SwapError, "unknown model_path") {
 		t.Errorf("status %+v", st)
 	}
@@ -80,7 +81,7 @@ func TestHotSwapUnder50ConcurrentStreams(t *testing.T) {
 	e.startProxy()
 	oldCk, newCk := e.newCheckpoint("old"), e.newCheckpoint("new")
 	e.pol.UseCheckpoint(oldCk)
-	waitFor(t, "the old checkpoint to be served", func() bool { return e.pol.Serving() == oldCk })
+	testutil.Eventually(t, "the old checkpoint to be served", func() bool { return e.pol.Serving() == oldCk })
 	e.reply("Streamed answer from the policy.")
 	e.fake.SetSampleDelay(time.Second, 0)
 
@@ -96,9 +97,9 @@ func TestHotSwapUnder50ConcurrentStreams(t *testing.T) {
 		first.Add(1)
 		go func() { defer first.Done(); run(i) }()
 	}
-	waitFor(t, "the first half to reach the service", func() bool { return len(e.fake.Samples()) == n/2 })
+	testutil.Eventually(t, "the first half to reach the service", func() bool { return len(e.fake.Samples()) == n/2 })
 	e.pol.UseCheckpoint(newCk)
-	waitFor(t, "the new checkpoint to be served", func() bool { return e.pol.Serving() == newCk })
+	testutil.Eventually(t, "the new checkpoint to be served", func() bool { return e.pol.Serving() == newCk })
 	for i := n / 2; i < n; i++ {
 		wg.Add(1)
 		go run(i)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 )
 
 func TestResolveBackendAndDefaultBaseURL(t *testing.T) {
@@ -139,7 +140,7 @@ func TestHeartbeat(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- e.c.Serve(ctx) }()
-	waitFor(t, "two heartbeats", func() bool {
+	testutil.Eventually(t, "two heartbeats", func() bool {
 		s, _ := e.srv.Session(e.c.SessionID())
 		return s.Heartbeats >= 2
 	})
@@ -147,13 +148,13 @@ func TestHeartbeat(t *testing.T) {
 		t.Errorf("healthy = false after heartbeats: %+v", e.c.Heartbeat())
 	}
 	_ = e.srv.SetDown(faketinker.Down503)
-	waitFor(t, "a failed heartbeat", func() bool { return e.c.Heartbeat().Failures >= 1 })
+	testutil.Eventually(t, "a failed heartbeat", func() bool { return e.c.Heartbeat().Failures >= 1 })
 	if !e.c.Healthy() {
 		t.Error("unhealthy right after one failure")
 	}
 	e.clk.Advance(121 * time.Second)
-	waitFor(t, "the warning", func() bool { return strings.Contains(e.logs(), "no successful heartbeat") })
-	waitFor(t, "more failures", func() bool { return e.c.Heartbeat().Failures >= 3 })
+	testutil.Eventually(t, "the warning", func() bool { return strings.Contains(e.logs(), "no successful heartbeat") })
+	testutil.Eventually(t, "more failures", func() bool { return e.c.Heartbeat().Failures >= 3 })
 	hb := e.c.Heartbeat()
 	if hb.Healthy {
 		t.Error("healthy 121 s after the last success")
@@ -165,7 +166,7 @@ func TestHeartbeat(t *testing.T) {
 		t.Errorf("warned %d times, want once:\n%s", n, e.logs())
 	}
 	_ = e.srv.SetDown(faketinker.Up)
-	waitFor(t, "healthy again", e.c.Healthy)
+	testutil.Eventually(t, "healthy again", e.c.Healthy)
 	cancel()
 	if err := <-done; err != nil {
 		t.Errorf("serve: %v", err)
@@ -245,16 +246,4 @@ func statusOf(err error) int {
 		return ae.Status
 	}
 	return 0
-}
-
-// waitFor polls cond for up to 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for range 2000 {
-		if cond() {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 )
 
 // rlData builds n RL datums of different lengths.
@@ -259,7 +260,7 @@ func TestCancellationLeavesNoHole(t *testing.T) {
 	e.srv.SetTryAgain(1_000_000, false)
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	go func() {
-		waitFor(t, "polls", func() bool { return len(e.srv.RequestsTo("retrieve_future")) > 5 })
+		testutil.Eventually(t, "polls", func() bool { return len(e.srv.RequestsTo("retrieve_future")) > 5 })
 		cancel2()
 	}()
 	if _, err := e.c.OptimStep(ctx2, m, tinker.DefaultAdamParams()); !errors.Is(err, context.Canceled) {

@@ -235,18 +235,6 @@ func (e *env) sample(id int64) store.Sample {
 	return s
 }
 
-// waitFor polls cond until it holds or 20 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // datumsOf returns the datums forward_backward received for a model.
 func (e *env) datumsOf(modelID string) []faketinker.RecordedDatum {
 	var out []faketinker.RecordedDatum

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -61,7 +62,7 @@ func TestWindowClosesMidBatch(t *testing.T) {
 	defer func() { cancel(); <-done }()
 
 	// The step in flight finishes, the state is saved, the rest waits.
-	waitFor(t, "the state saved after the window closed", func() bool {
+	testutil.Eventually(t, "the state saved after the window closed", func() bool {
 		_, err := e.db.LatestCheckpoint(context.Background(), store.CheckpointState, baseModel)
 		return err == nil
 	})
@@ -78,7 +79,7 @@ func TestWindowClosesMidBatch(t *testing.T) {
 
 	// The next window continues with the same model.
 	e.win.set(true)
-	waitFor(t, "every sample trained in the next window", func() bool { return statuses(e, samples)[store.SampleTrained] == 6 })
+	testutil.Eventually(t, "every sample trained in the next window", func() bool { return statuses(e, samples)[store.SampleTrained] == 6 })
 	runs, _ := e.db.Runs(context.Background(), 10)
 	if len(runs) != 1 || countSteps(e, store.StepDone) != 3 || len(e.Published()) != 3 {
 		t.Errorf("%d runs, %d steps, %d published; want 1 run, 3 steps, 3 checkpoints", len(runs), countSteps(e, store.StepDone), len(e.Published()))
@@ -108,7 +109,7 @@ func TestPausedTrainsNothing(t *testing.T) {
 	mu.Lock()
 	paused = false
 	mu.Unlock()
-	waitFor(t, "training after resume", func() bool { return statuses(e, samples)[store.SampleTrained] == 2 })
+	testutil.Eventually(t, "training after resume", func() bool { return statuses(e, samples)[store.SampleTrained] == 2 })
 }
 
 // TestKilledMidStep kills the trainer's process (it stops answering, as a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -118,7 +119,7 @@ func TestTrainStepRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ans trainer.StepAnswer
-	waitFor(t, "the answer", func() bool {
+	testutil.Eventually(t, "the answer", func() bool {
 		a, ok, err := trainer.TrainStepAnswer(context.Background(), e.db, token)
 		ans = a
 		return ok && err == nil
@@ -131,7 +132,7 @@ func TestTrainStepRequest(t *testing.T) {
 	}
 	// A second request with nothing left says so.
 	token, _ = trainer.RequestTrainStep(context.Background(), e.db, time.Now().Add(time.Second))
-	waitFor(t, "the second answer", func() bool {
+	testutil.Eventually(t, "the second answer", func() bool {
 		a, ok, _ := trainer.TrainStepAnswer(context.Background(), e.db, token)
 		ans = a
 		return ok

@@ -13,6 +13,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/weaver"
 	"github.com/metaclaw/metaclaw/app/learner/weaver/fakeweaver"
+	"github.com/metaclaw/metaclaw/internal/testutil"
 )
 
 func newClient(t *testing.T, fake *fakeweaver.Server, key string) *weaver.Client {
@@ -187,24 +188,12 @@ func TestHeartbeat(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Serve(ctx) }()
-	deadline := time.Now().Add(10 * time.Second)
-	for fake.Heartbeats(c.SessionID()) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatal("no heartbeats")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "three heartbeats", func() bool { return fake.Heartbeats(c.SessionID()) >= 3 })
 	if hb := c.Heartbeat(); !hb.Healthy || hb.Failures != 0 || hb.SessionID == "" {
 		t.Errorf("heartbeat %+v", hb)
 	}
 	fake.SetDown(true)
-	deadline = time.Now().Add(10 * time.Second)
-	for c.Heartbeat().Failures == 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("a failing heartbeat was not recorded")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "a failing heartbeat recorded", func() bool { return c.Heartbeat().Failures > 0 })
 	if err := c.Heartbeat().LastError; err == nil || !strings.Contains(err.Error(), "http 503") {
 		t.Errorf("last error %v", err)
 	}
