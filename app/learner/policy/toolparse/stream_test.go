@@ -123,9 +123,9 @@ func FuzzStream(f *testing.F) {
 
 // subBag reports whether the sorted runes of a are a sub-multiset of b's.
 func subBag(a, b string) bool {
-	ra, rb := []rune(a), []rune(b)
+	rb := []rune(b)
 	j := 0
-	for _, r := range ra {
+	for _, r := range a {
 		for j < len(rb) && rb[j] < r {
 			j++
 		}

@@ -95,9 +95,11 @@ func jsonLines[T any](items []T) []byte {
 // sessions (cooking, trivia, small tasks) that share their vocabulary.
 func allSessions() []msession {
 	var out []msession
-	for _, s := range append(append(append(append(mayaSessions, tomSessions...), lenaSessions...), rajSessions...), nearMisses...) {
-		out = append(out, s)
-	}
+	out = append(out, mayaSessions...)
+	out = append(out, tomSessions...)
+	out = append(out, lenaSessions...)
+	out = append(out, rajSessions...)
+	out = append(out, nearMisses...)
 	for i, f := range fillers {
 		for j, person := range []string{"maya", "tom", "lena", "raj"} {
 			day := time.Date(2026, 9, 3, 19, 0, 0, 0, time.UTC).AddDate(0, 0, 3*i+j)

@@ -81,38 +81,6 @@ index 3b1c2de..8f0a9b1 100644
 +	return cw.Error()
  }`
 
-const goFile = `package email
-
-import (
-	"context"
-	"fmt"
-	"time"
-)
-
-// Digest sends the weekly summary email to every subscriber on Monday at 8am
-// in their own time zone.
-type Digest struct {
-	Sender  Sender
-	Clock   func() time.Time
-	APIKey  string // loaded from SECRET_MAILGUN_KEY
-}
-
-func (d *Digest) Send(ctx context.Context, to []Subscriber) error {
-	for _, s := range to {
-		loc, err := time.LoadLocation(s.TimeZone)
-		if err != nil {
-			return fmt.Errorf("subscriber %d: %w", s.ID, err)
-		}
-		if d.Clock().In(loc).Weekday() != time.Monday {
-			continue
-		}
-		if err := d.Sender.Send(ctx, s.Email, "Your weekly summary", render(s)); err != nil {
-			return err
-		}
-	}
-	return nil
-}`
-
 const pyTestOut = `============================= test session starts ==============================
 platform linux -- Python 3.12.4, pytest-8.2.2, pluggy-1.5.0
 rootdir: /home/sam/work/billing
