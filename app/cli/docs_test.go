@@ -169,6 +169,7 @@ func isPlaceholder(w string) bool {
 // TestDocsNameRealConfigKeys checks every configuration key the README and
 // docs/ name in a code span (`llm.api_key`, `rl.*`, `rl.prm_*`).
 func TestDocsNameRealConfigKeys(t *testing.T) {
+	t.Parallel()
 	sections := map[string]bool{}
 	for _, k := range config.Keys() {
 		if s, _, ok := strings.Cut(k, "."); ok {
@@ -214,6 +215,7 @@ func keyExists(key string) bool {
 // TestDocsLinksResolve checks that every relative link of the README and
 // docs/ points at a file of the repository, and every #anchor at a heading.
 func TestDocsLinksResolve(t *testing.T) {
+	t.Parallel()
 	for _, f := range docFiles(t) {
 		data, err := os.ReadFile(f)
 		if err != nil {
