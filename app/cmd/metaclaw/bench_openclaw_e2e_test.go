@@ -31,6 +31,7 @@ import (
 // tools were offered), and the calls counted. METACLAW_E2E=1 only: nine
 // OpenClaw runs of 11–24 s each on 2 cores.
 func TestBenchRunWithOpenClaw(t *testing.T) {
+	t.Parallel() // the agent is one node process: it leaves the other core to the rest
 	if os.Getenv("METACLAW_E2E") != "1" {
 		t.Skip("set METACLAW_E2E=1 to run (installs Node 24 and OpenClaw from npm, ~650 MB, cached)")
 	}

@@ -25,6 +25,7 @@ const claudeCodeVersion = "2.1.332"
 // Anthropic Messages API, which the proxy translates for an
 // OpenAI-compatible fake provider. It runs only with METACLAW_E2E=1.
 func TestClaudeCodeThroughProxy(t *testing.T) {
+	t.Parallel() // the agent is one node process: it leaves the other core to the rest
 	if os.Getenv("METACLAW_E2E") != "1" {
 		t.Skip("set METACLAW_E2E=1 to run (installs Claude Code from npm, ~400 MB, cached)")
 	}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -33,6 +34,7 @@ const e2eFinal = "The file says " + e2eMagic + "."
 // runs one agent turn with a tool call against a fake provider behind the
 // proxy. It runs only with METACLAW_E2E=1: the install is about 650 MB.
 func TestOpenClawThroughProxy(t *testing.T) {
+	t.Parallel() // OpenClaw is one node process: it leaves the other core to the rest
 	if os.Getenv("METACLAW_E2E") != "1" {
 		t.Skip("set METACLAW_E2E=1 to run (installs Node 24 and OpenClaw from npm, ~650 MB, cached)")
 	}
@@ -112,11 +114,17 @@ func installNode(t *testing.T) (nodeBin, cache string) {
 	return nodeBin, cache
 }
 
+// npmMu serialises npmInstall: the agent tests run in parallel and share
+// the cache, and two installs into one directory would collide.
+var npmMu sync.Mutex
+
 // npmInstall runs `npm install --prefix dir args...` with nodeBin first on
 // PATH, unless an earlier run completed it (marked by dir/.installed and
 // the file want).
 func npmInstall(t *testing.T, dir, want, nodeBin string, args ...string) {
 	t.Helper()
+	npmMu.Lock()
+	defer npmMu.Unlock()
 	marker := filepath.Join(dir, ".installed")
 	if _, err := os.Stat(marker); err == nil {
 		if _, err := os.Stat(want); err == nil {
@@ -330,6 +338,7 @@ func tailOf(s string, n int) string {
 // npm through `openclaw plugins install`. Without a terminal the QR login
 // is explained, not run; a second start installs nothing. METACLAW_E2E=1.
 func TestOpenClawWeChatThroughStart(t *testing.T) {
+	t.Parallel() // OpenClaw is one node process: it leaves the other core to the rest
 	if os.Getenv("METACLAW_E2E") != "1" {
 		t.Skip("set METACLAW_E2E=1 to run (installs OpenClaw and its WeChat plugin from npm)")
 	}
