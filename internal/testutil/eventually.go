@@ -17,11 +17,17 @@ const Patience = 30 * time.Second
 // waits little longer than the state takes to arrive.
 func Eventually(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(Patience)
+	eventually(t, what, cond, Patience)
+}
+
+func eventually(t testing.TB, what string, cond func() bool, patience time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(patience)
 	pause := 2 * time.Millisecond
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited %v for %s", Patience, what)
+			t.Fatalf("waited %v for %s", patience, what)
+			return
 		}
 		time.Sleep(pause)
 		pause = min(2*pause, 100*time.Millisecond)
