@@ -14,6 +14,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // Policy is the trained policy as the proxy sees it: its server, with the
@@ -32,7 +33,7 @@ func (p *Policy) ContextLength() int { return int(p.ctxLen.Load()) }
 // mode trains the weights (rl, madmax), with the service that learns its
 // model's context length.
 func (l *Learning) buildPolicy(d Deps) {
-	if d.Config.Resolve().Mode == "skills_only" {
+	if d.Config.Resolve().Mode == config.ModeSkillsOnly {
 		return
 	}
 	srv, err := policy.New(policy.Options{RL: d.Config.RL, DataDir: d.Home, DB: d.DB,
