@@ -45,7 +45,7 @@ bench: ## run the benchmarks (the real binary's added latency, startup, RSS; pro
 
 check: ## vet, staticcheck, macOS type-check, formatting, docs and package docs, and a check that generated files are up to date
 	$(GO) vet ./...
-	@$(STATICCHECK) -version 2>/dev/null | grep -q '$(STATICCHECK_VERSION)' || GOBIN=$(TEMPL_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	@$(STATICCHECK) -version 2>/dev/null | grep -qF '($(STATICCHECK_VERSION:v%=%))' || GOBIN=$(TEMPL_BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 	$(STATICCHECK) ./...
 	$(GO) test -count=1 -run '^(TestDocs|TestPackageDocs)' ./app/ ./app/cli/ # commands, keys and links the docs name exist; every package is documented
 	build/check-darwin.sh # gopls type-check of the macOS build (skipped without gopls)
