@@ -215,7 +215,7 @@ func TestRetrievalRankMisses(t *testing.T) {
 		}
 		msgs := make([]skills.Message, len(conv))
 		for i, m := range conv {
-			msgs[i] = skills.Message{Role: m.Role, Text: m.Text}
+			msgs[i] = skills.Message(m)
 		}
 		sel, err := r.Select(ctx, msgs)
 		if err != nil {
