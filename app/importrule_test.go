@@ -8,18 +8,21 @@ import (
 
 const module = "github.com/metaclaw/metaclaw"
 
+// testutilPkg holds the tests' shared helpers; no non-test code imports it.
+const testutilPkg = "store/testutil"
+
 // layerOf names the layer of a project package, per DESIGN.md:
 // store, assets ← idle, proxy/* ← proxy, learner, web ← app ← app/cmd,
 // with proxy/learning ("shared": the types the proxy and the learner
-// share) beside the bottom layers. internal/testutil is for tests only
+// share) beside the bottom layers. store/testutil is for tests only
 // and imports nothing of the project.
 func layerOf(pkg string) string {
 	rel := strings.TrimPrefix(strings.TrimPrefix(pkg, module), "/")
 	switch {
 	case rel == sharedPkg:
 		return "shared"
-	case rel == "internal" || strings.HasPrefix(rel, "internal/"):
-		return "internal"
+	case rel == testutilPkg:
+		return "testutil"
 	case rel == "store" || strings.HasPrefix(rel, "store/"):
 		return "store"
 	case rel == "assets" || strings.HasPrefix(rel, "assets/"):
@@ -44,7 +47,7 @@ func layerOf(pkg string) string {
 // included where packages of a layer use each other).
 var allowed = map[string][]string{
 	"shared":   {}, // imports nothing of ours
-	"internal": {"internal"},
+	"testutil": {"testutil"},
 	"store":    {"store"},
 	"assets":   {"assets"},
 	"idle":     {"idle", "store", "assets"},
@@ -93,7 +96,7 @@ func TestImportRule(t *testing.T) {
 			if d == module+"/idle/windows" && !windowsMayImport(pkg) {
 				t.Errorf("%s imports idle/windows: it sits above idle and idle/calendar, beside nothing else in idle", pkg)
 			}
-			if layerOf(d) == "internal" {
+			if layerOf(d) == "testutil" {
 				t.Errorf("%s depends on %s outside its tests", pkg, d)
 			}
 			if d == module+"/app/bench" && !benchMayImport(pkg) {
@@ -119,7 +122,7 @@ func TestLayerOf(t *testing.T) {
 		module + "/app/cmd/metaclaw": "cmd", module + "/web": "web", module + "/idle": "idle",
 		module + "/proxy/learning": "shared", module + "/proxy/learningx": "proxy/*",
 		module + "/app/learner/memory/memapi": "learner",
-		module + "/idle/windows":              "idle", module + "/internal/testutil": "internal",
+		module + "/idle/windows":              "idle", module + "/" + testutilPkg: "testutil",
 	} {
 		if got := layerOf(pkg); got != want {
 			t.Errorf("layerOf(%s) = %s, want %s", pkg, got, want)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 	"github.com/openai/openai-go/v3"
 )
 

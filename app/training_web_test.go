@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 	"github.com/metaclaw/metaclaw/web"
 )
 

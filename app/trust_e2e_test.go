@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )

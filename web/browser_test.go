@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/testutil"
 	"github.com/metaclaw/metaclaw/web/browsertest"
 )
 

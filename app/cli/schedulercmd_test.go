@@ -18,9 +18,9 @@ import (
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/idle/calendar/fakegoogle"
 	"github.com/metaclaw/metaclaw/idle/windows"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // patience bounds waits so a bug fails the test instead of hanging it. It

@@ -10,9 +10,9 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/internal/learntest"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/assets"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // TestEvolutionStalesOnlyChangedPrompts: after a real evolution, a waiting

@@ -13,11 +13,11 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/internal/learntest"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 type Msg = learntest.Msg

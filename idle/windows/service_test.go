@@ -14,9 +14,9 @@ import (
 	"github.com/metaclaw/metaclaw/idle"
 	"github.com/metaclaw/metaclaw/idle/calendar"
 	"github.com/metaclaw/metaclaw/idle/calendar/fakegoogle"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // testIdle is a keyboard idle source whose answer the test sets.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 func TestSetupAndConfig(t *testing.T) {

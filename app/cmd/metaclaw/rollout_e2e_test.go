@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // TestProgrammaticRollout sets openclaw_env_data_dir to a folder with a

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // TestSkillsFolderLive runs MetaClaw and uses its skills folder

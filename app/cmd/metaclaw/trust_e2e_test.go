@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // trustStatus is the part of `status --json` these tests read.

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // systemWithInjections is a system prompt as the proxy sends it upstream:

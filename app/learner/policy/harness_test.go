@@ -17,12 +17,12 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/policy/tokenizer"
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // The app asserts this too; it is repeated here so the package's tests

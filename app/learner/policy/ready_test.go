@@ -14,10 +14,10 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
 )

@@ -10,7 +10,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/policy"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 	"github.com/openai/openai-go/v3"
 )
 

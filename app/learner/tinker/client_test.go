@@ -12,7 +12,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 func TestResolveBackendAndDefaultBaseURL(t *testing.T) {

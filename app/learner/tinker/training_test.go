@@ -11,7 +11,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // rlData builds n RL datums of different lengths.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/tinker/faketinker"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
-	"github.com/metaclaw/metaclaw/internal/testutil"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 // TestOlderGenerationWaitsForTheCheck: after an evolution the samples of

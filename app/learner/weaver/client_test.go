@@ -13,7 +13,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/tinker"
 	"github.com/metaclaw/metaclaw/app/learner/weaver"
 	"github.com/metaclaw/metaclaw/app/learner/weaver/fakeweaver"
-	"github.com/metaclaw/metaclaw/internal/testutil"
+	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
 func newClient(t *testing.T, fake *fakeweaver.Server, key string) *weaver.Client {
