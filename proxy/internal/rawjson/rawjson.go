@@ -110,7 +110,7 @@ func Slice(raw []byte, v gjson.Result) []byte {
 	return raw[v.Index:end:end]
 }
 
-// invalidError returns why data, which json.Valid refused, is not a JSON
+// invalidError returns why data, which Valid refused, is not a JSON
 // object: the error of parsing it with encoding/json's decoder, or, for a
 // body only too deeply nested (the decoder counts depth per member),
 // json.Unmarshal's.
