@@ -4,9 +4,6 @@ import (
 	"context"
 	"log/slog"
 	"math"
-	"math/bits"
-	"sort"
-	"strconv"
 	"sync"
 	"time"
 
@@ -81,8 +78,7 @@ type Scored struct {
 	Relevance float64 // 0..1: how well it matches the conversation
 	Score     float64 // the ranking: relevance weighted by time, importance, recency and confidence
 
-	lexical float64 // the lexical relevance
-	matched uint64  // the query terms it matched
+	matched uint64 // the query terms it matched
 }
 
 // Selection is what Select chose for a turn.
@@ -183,9 +179,11 @@ func (r *Retriever) Select(ctx context.Context, scope string, msgs []Message) (S
 	qv := r.queryVector(ctx, sel.Query)
 	ix.mu.RLock()
 	pinned := r.pinned(ix)
-	ranked := r.rank(ix, sel.Query, qv, candidates)
+	ranked, wh := r.rank(ix, sel.Query, qv, candidates)
 	ix.mu.RUnlock()
-	r.fit(&sel, pinned, ranked, readWhen(sel.Query, r.now()).dates)
+	// Entries are never changed once indexed (a change puts a new one):
+	// fitting reads them without the lock.
+	r.fit(&sel, ix.scope, pinned, ranked, wh.dates)
 	return sel, nil
 }
 
@@ -199,94 +197,12 @@ func (r *Retriever) Search(ctx context.Context, scope, query string, limit int) 
 	qv := r.queryVector(ctx, query)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	out := r.rank(ix, query, qv, max(limit, 1))
-	if len(out) > limit {
-		out = out[:limit]
+	ranked, _ := r.rank(ix, query, qv, max(limit, 1))
+	out := make([]Scored, min(len(ranked), max(limit, 0)))
+	for i := range out {
+		out[i] = ranked[i].scored(ix.scope)
 	}
 	return out, nil
-}
-
-func (r *Retriever) pinned(ix *scopeIndex) []Scored {
-	out := make([]Scored, 0, len(ix.pinned))
-	for id := range ix.pinned {
-		if e := ix.get(id); e != nil {
-			out = append(out, Scored{Memory: e.memory(ix.scope), Relevance: 1, Score: float64(e.importance)})
-		}
-	}
-	sortScored(out)
-	return out
-}
-
-// rank scores the candidates of a query; ix.mu held (read). Relevance is
-// the lexical relevance, or with vectors the embedding relevance (mode
-// embedding) or both fused (hybrid; retrieval.Fuse); it is then weighted
-// by the question's time (when.go) and the memory's importance, recency
-// and confidence.
-func (r *Retriever) rank(ix *scopeIndex, query string, qv []float32, limit int) []Scored {
-	now := r.now()
-	wh := readWhen(query, now)
-	cands := map[*entry]*Scored{}
-	if r.opts.Mode != ModeEmbedding || qv == nil {
-		for _, h := range ix.search(queryOf(query), limit) {
-			cands[h.e] = &Scored{lexical: retrieval.LexicalRelevance(h.score, bm25Half), matched: h.matched}
-		}
-	}
-	if qv != nil {
-		for _, h := range ix.nearest(qv, limit) {
-			if cands[h.e] == nil {
-				cands[h.e] = &Scored{}
-			}
-		}
-	}
-	var out []Scored
-	for e, s := range cands {
-		rel := s.lexical
-		if qv != nil {
-			if cos, ok := ix.ix.Similarity(e.id, qv); ok {
-				em := retrieval.EmbeddingRelevance(cos, 0.2, 0.7)
-				rel = em
-				if r.opts.Mode != ModeEmbedding {
-					rel = retrieval.Fuse(s.lexical, em)
-				}
-			}
-		}
-		if rel < r.opts.MinRelevance {
-			continue
-		}
-		m := e.memory(ix.scope)
-		out = append(out, Scored{Memory: m, Relevance: rel, Score: rel * wh.factor(m.ValidFrom) * r.weight(m, now), matched: s.matched})
-	}
-	orderByTime(out, wh.order)
-	sortScored(out)
-	return out
-}
-
-// orderByTime weighs the candidates' scores by their age when the
-// question asks for the first (order -1) or the latest (+1).
-func orderByTime(out []Scored, order int) {
-	if order == 0 || len(out) < 2 {
-		return
-	}
-	lo, hi := out[0].ValidFrom, out[0].ValidFrom
-	for _, s := range out {
-		if s.ValidFrom.Before(lo) {
-			lo = s.ValidFrom
-		}
-		if s.ValidFrom.After(hi) {
-			hi = s.ValidFrom
-		}
-	}
-	span := hi.Sub(lo).Seconds()
-	if span <= 0 {
-		return
-	}
-	for i := range out {
-		x := out[i].ValidFrom.Sub(lo).Seconds() / span
-		if order < 0 {
-			x = 1 - x
-		}
-		out[i].Score *= 1 - orderWeight + orderWeight*x
-	}
 }
 
 // weight is what a relevant memory is worth besides its relevance:
@@ -314,74 +230,6 @@ func EffectiveImportance(m store.Memory, now time.Time, halfLife time.Duration) 
 	}
 	return m.Importance * math.Pow(0.5, float64(idle)/float64(halfLife))
 }
-
-func sortScored(s []Scored) {
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].Score != s[j].Score {
-			return s[i].Score > s[j].Score
-		}
-		return s[i].ID > s[j].ID
-	})
-}
-
-// fit takes pinned memories, then the ranked ones in diversified order
-// (see diversify), while they fit the unit and token limits; a question
-// about time gets every memory with its date.
-func (r *Retriever) fit(sel *Selection, pinned, ranked []Scored, dates bool) {
-	seen := map[int64]bool{}
-	var all []Scored
-	for _, s := range append(append([]Scored{}, pinned...), diversify(ranked)...) {
-		if !seen[s.ID] {
-			seen[s.ID] = true
-			all = append(all, s)
-		}
-	}
-	sel.Memories, sel.Text = retrieval.Fit(all, r.opts.MaxUnits, r.opts.MaxTokens, func(ms []Scored) string { return render(ms, dates) })
-	sel.Tokens = EstimateTokens(sel.Text)
-	for _, s := range sel.Memories {
-		sel.IDs = append(sel.IDs, "memory:"+strconv.FormatInt(s.ID, 10))
-	}
-}
-
-// diversify reorders ranked memories so that a question that needs two
-// facts gets both: after the best memory, each next pick is the one whose
-// score, discounted for the query terms already covered by the memories
-// picked before it, is highest (a memory that repeats the first fact
-// falls behind one that brings the second). Memories past the first
-// diversifyDepth keep their order.
-func diversify(ranked []Scored) []Scored {
-	n := min(len(ranked), diversifyDepth)
-	if n < 3 {
-		return ranked
-	}
-	pool := append([]Scored(nil), ranked[:n]...)
-	out := make([]Scored, 0, len(ranked))
-	var covered uint64
-	for len(pool) > 0 {
-		best, bestScore := 0, -1.0
-		for i, s := range pool {
-			score := s.Score
-			if total := bits.OnesCount64(s.matched); total > 0 {
-				fresh := bits.OnesCount64(s.matched &^ covered)
-				score *= diversifyKeep + (1-diversifyKeep)*float64(fresh)/float64(total)
-			}
-			if score > bestScore {
-				best, bestScore = i, score
-			}
-		}
-		covered |= pool[best].matched
-		out = append(out, pool[best])
-		pool = append(pool[:best], pool[best+1:]...)
-	}
-	return append(out, ranked[n:]...)
-}
-
-// Diversification: how deep it reorders, and the share of a memory's
-// score that stays when every term it matches is already covered.
-const (
-	diversifyDepth = 20
-	diversifyKeep  = 0.6
-)
 
 // EstimateTokens is a fast estimate: about four characters a token.
 func EstimateTokens(s string) int { return (len(s) + 3) / 4 }
