@@ -20,6 +20,7 @@ type scopeState struct {
 	idx      *scopeIndex   // nil until the first build ends
 	building chan struct{} // non-nil while a build runs; closed when it ends
 	checked  time.Time     // when the revision was last compared
+	checking bool          // a comparison runs
 	err      error         // of the last build
 }
 
@@ -44,9 +45,9 @@ func (r *Retriever) index(ctx context.Context, scope string) (*scopeIndex, error
 	st := r.state(scope)
 	st.mu.Lock()
 	if ix := st.idx; ix != nil {
-		if time.Since(st.checked) >= r.checkEvery {
-			st.checked = time.Now()
-			r.checkStale(ctx, scope, st, ix)
+		if time.Since(st.checked) >= r.checkEvery && !st.checking {
+			st.checked, st.checking = time.Now(), true
+			r.goBackground(func() { r.checkStale(scope, st, ix) })
 		}
 		st.mu.Unlock()
 		return ix, nil
@@ -67,9 +68,14 @@ func (r *Retriever) index(ctx context.Context, scope string) (*scopeIndex, error
 }
 
 // checkStale compares the index with the scope's revision and starts a
-// rebuild when they differ; st.mu held.
-func (r *Retriever) checkStale(ctx context.Context, scope string, st *scopeState, ix *scopeIndex) {
-	rev, err := r.db.MemoryScopeRev(ctx, scope)
+// rebuild when they differ. It runs in the background: a turn never
+// waits for the store (turns come seconds apart, so nearly every turn
+// would read it otherwise); it answers from the index it has.
+func (r *Retriever) checkStale(scope string, st *scopeState, ix *scopeIndex) {
+	rev, err := r.db.MemoryScopeRev(r.bg, scope)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.checking = false
 	if err != nil {
 		r.log.Warn("read memory revision", "scope", scope, "err", err)
 		return
