@@ -59,6 +59,8 @@ type Index[D any] struct {
 	lenSum [maxFields]float64 // over every slot, deleted ones too
 	dead   int
 
+	spares spareAccumulators // for searches; its own lock
+
 	compacting bool
 	journal    []op[D] // changes made while a compaction runs
 }

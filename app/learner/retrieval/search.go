@@ -1,7 +1,6 @@
 package retrieval
 
 import (
-	"container/heap"
 	"math"
 	"sync"
 )
@@ -60,8 +59,8 @@ func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
 	for f := range ix.fields {
 		avg[f] = math.Max(ix.lenSum[f]/n, 1)
 	}
-	acc := getAccumulator(len(ix.docs))
-	defer putAccumulator(acc)
+	acc := ix.spares.get(len(ix.docs))
+	defer ix.spares.put(acc)
 	for i, qt := range q.Terms {
 		if i >= MaxQueryTerms {
 			break
@@ -108,10 +107,26 @@ type accumulator struct {
 	touched []int32
 }
 
-var accPool = sync.Pool{New: func() any { return &accumulator{} }}
+// spareAccumulators keeps an index's accumulators between searches. It
+// is not a sync.Pool: a collection empties a pool, and the next search
+// then allocated and zeroed arrays the size of the index (4 MB at 100,000
+// memories), which made collections come sooner and cost that search a
+// millisecond.
+type spareAccumulators struct {
+	mu   sync.Mutex // guards list
+	list []*accumulator
+}
 
-func getAccumulator(n int) *accumulator {
-	a := accPool.Get().(*accumulator)
+// maxSpares bounds the accumulators kept: one per concurrent search.
+const maxSpares = 4
+
+func (sp *spareAccumulators) get(n int) *accumulator {
+	sp.mu.Lock()
+	a := &accumulator{}
+	if k := len(sp.list); k > 0 {
+		a, sp.list = sp.list[k-1], sp.list[:k-1]
+	}
+	sp.mu.Unlock()
 	if cap(a.scores) < n {
 		a.scores, a.masks, a.fields = make([]float32, n), make([]uint64, n), make([][maxFields]uint64, n)
 	}
@@ -119,12 +134,16 @@ func getAccumulator(n int) *accumulator {
 	return a
 }
 
-func putAccumulator(a *accumulator) {
+func (sp *spareAccumulators) put(a *accumulator) {
 	for _, s := range a.touched {
 		a.scores[s], a.masks[s], a.fields[s] = 0, 0, [maxFields]uint64{}
 	}
 	a.touched = a.touched[:0]
-	accPool.Put(a)
+	sp.mu.Lock()
+	if len(sp.list) < maxSpares {
+		sp.list = append(sp.list, a)
+	}
+	sp.mu.Unlock()
 }
 
 func (a *accumulator) add(slot int32, s float32, bit uint64, fields uint8) {
@@ -157,12 +176,51 @@ func (h minHeap) Less(i, j int) bool {
 	return h[i].key > h[j].key
 }
 func (h minHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)   { *h = append(*h, x.(scored)) }
-func (h *minHeap) Pop() any {
+
+// Push and Pop are container/heap's, on scored values: its interface
+// boxed every candidate pushed (an allocation each).
+func (h *minHeap) Push(x scored) {
+	*h = append(*h, x)
+	h.up(len(*h) - 1)
+}
+
+func (h *minHeap) Pop() scored {
 	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
+	n := len(old) - 1
+	old.Swap(0, n)
+	old[:n].down(0)
+	x := old[n]
+	*h = old[:n]
 	return x
+}
+
+func (h minHeap) up(j int) {
+	for {
+		i := (j - 1) / 2 // parent
+		if i == j || !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		j = i
+	}
+}
+
+func (h minHeap) down(i int) {
+	n := len(h)
+	for {
+		j := 2*i + 1
+		if j >= n || j < 0 {
+			break
+		}
+		if j2 := j + 1; j2 < n && h.Less(j2, j) {
+			j = j2
+		}
+		if !h.Less(j, i) {
+			break
+		}
+		h.Swap(i, j)
+		i = j
+	}
 }
 
 // better reports whether a outranks b: higher score, then lower key.
@@ -182,14 +240,14 @@ func topHits[D any](a *accumulator, ix *Index[D], limit int) []Hit[D] {
 		if len(h) == limit && !better(c, h[0]) {
 			continue
 		}
-		heap.Push(&h, c)
+		h.Push(c)
 		if len(h) > limit {
-			heap.Pop(&h)
+			h.Pop()
 		}
 	}
 	out := make([]Hit[D], len(h))
 	for i := len(h) - 1; i >= 0; i-- {
-		c := heap.Pop(&h).(scored)
+		c := h.Pop()
 		h := Hit[D]{Key: c.key, Doc: ix.docs[c.slot], Score: c.score, Matched: a.masks[c.slot], MatchedField: a.fields[c.slot]}
 		for f, fd := range ix.fields {
 			if fd.Head {
@@ -216,14 +274,14 @@ func (ix *Index[D]) Nearest(qv []float32, limit int) []Hit[D] {
 		if len(h) == limit && !better(c, h[0]) {
 			continue
 		}
-		heap.Push(&h, c)
+		h.Push(c)
 		if len(h) > limit {
-			heap.Pop(&h)
+			h.Pop()
 		}
 	}
 	out := make([]Hit[D], len(h))
 	for i := len(h) - 1; i >= 0; i-- {
-		c := heap.Pop(&h).(scored)
+		c := h.Pop()
 		out[i] = Hit[D]{Key: c.key, Doc: ix.docs[c.slot], Score: c.score}
 	}
 	return out
