@@ -44,6 +44,14 @@ func (db *DB) MainTurnsAfter(ctx context.Context, sessionID string, after, limit
 	return db.queryTurns(ctx, q, sessionID, after)
 }
 
+// MainTurnsThrough returns a session's latest n main turns numbered up to
+// through, in order.
+func (db *DB) MainTurnsThrough(ctx context.Context, sessionID string, through, n int) ([]Turn, error) {
+	return db.queryTurns(ctx, "SELECT * FROM (SELECT "+turnCols+` FROM turns
+		WHERE session_id = ? AND turn_type = 'main' AND turn_num <= ? ORDER BY turn_num DESC LIMIT ?) ORDER BY turn_num`,
+		sessionID, through, n)
+}
+
 // CountMainTurnsAfter counts a session's main turns numbered above after.
 func (db *DB) CountMainTurnsAfter(ctx context.Context, sessionID string, after int) (int, error) {
 	var n int

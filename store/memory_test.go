@@ -202,6 +202,11 @@ func TestMemoryProgressAndQueue(t *testing.T) {
 	if err != nil || len(rest) != 1 || rest[0].ID != turns[3].ID {
 		t.Errorf("MainTurnsAfter = %+v, %v", rest, err)
 	}
+	// Turn 2 is the side turn: the two latest main turns through 3 are 1 and 3.
+	upTo, err := db.MainTurnsThrough(ctx, "s", 3, 2)
+	if err != nil || len(upTo) != 2 || upTo[0].ID != turns[0].ID || upTo[1].ID != turns[2].ID {
+		t.Errorf("MainTurnsThrough = %+v, %v", upTo, err)
+	}
 	if ids, _ := db.SessionsToExtract(ctx, t0, 10); len(ids) != 0 {
 		t.Errorf("an open session is to extract: %v", ids)
 	}

@@ -119,8 +119,8 @@ func finalAnswers(turns []store.Turn, n int) []answerPick {
 	prev := "\x00"
 	for i, t := range turns {
 		ins := ""
-		if msgs, err := transcript.Texts(t.Request); err == nil {
-			ins = transcript.Instruction(msgs)
+		if conv, err := transcript.Open(t.Request); err == nil {
+			ins = conv.Instruction()
 		}
 		if i == 0 || ins != prev {
 			starts = append(starts, i)

@@ -63,10 +63,10 @@ func (c *instructionCache) fill(ctx context.Context, db *store.DB, turns []store
 	}
 	for _, t := range full {
 		instruction := ""
-		if msgs, err := transcript.Texts(t.Request); err == nil {
+		if conv, err := transcript.Open(t.Request); err == nil {
 			// A copy: the text may share the request's memory, which the
 			// cache must not keep.
-			instruction = strings.Clone(transcript.Instruction(msgs))
+			instruction = strings.Clone(conv.Instruction())
 		}
 		c.m[keyOf(t)] = instruction
 	}

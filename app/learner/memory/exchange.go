@@ -36,17 +36,14 @@ const (
 // exchange with the answer only.
 func ExchangeOf(t store.Turn) Exchange {
 	ex := Exchange{TurnID: t.ID, At: t.CreatedAt, Assistant: cleanAssistant(t.ResponseText)}
-	msgs, err := transcript.Texts(t.Request)
+	conv, err := transcript.Open(t.Request)
 	if err != nil {
 		return ex
 	}
 	var users []string
-	for i := len(msgs) - 1; i >= 0 && msgs[i].Role != transcript.RoleAssistant; i-- {
-		if msgs[i].Role != transcript.RoleUser {
-			continue
-		}
-		if text := cleanUser(msgs[i].Text); text != "" {
-			users = append([]string{text}, users...)
+	for _, text := range conv.NewUserTexts() {
+		if text = cleanUser(text); text != "" {
+			users = append(users, text)
 		}
 	}
 	ex.User = redact.Redact(strings.Join(users, "\n"))

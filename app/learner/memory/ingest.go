@@ -104,19 +104,11 @@ func (s *Service) contextBefore(ctx context.Context, sessionID string, through i
 	if through == 0 {
 		return nil, nil
 	}
-	// At most eight turns: those numbered up to through (the later ones,
-	// which the pass reads anyway, would be read here in full for nothing).
-	turns, err := s.db.MainTurnsAfter(ctx, sessionID, max(0, through-8), 8)
+	turns, err := s.db.MainTurnsThrough(ctx, sessionID, through, 2)
 	if err != nil {
 		return nil, err
 	}
-	var kept []store.Turn
-	for _, t := range turns {
-		if t.TurnNum <= through {
-			kept = append(kept, t)
-		}
-	}
-	return exchangesOf(kept[max(0, len(kept)-2):]), nil
+	return exchangesOf(turns), nil
 }
 
 // ingest extracts exchanges into scope: with the model when there is one

@@ -10,7 +10,6 @@ package transcript
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -50,29 +49,11 @@ type ToolCall struct {
 // messages before the rest of their message. OpenAI's "developer" counts
 // as RoleSystem, "function" as RoleTool.
 func Parse(body []byte) ([]Message, error) {
-	root := gjson.ParseBytes(body)
-	msgs := root.Get("messages")
-	if !root.IsObject() || !msgs.IsArray() {
-		return nil, errors.New("parse request: not a request with a messages array")
-	}
-	var out []Message
-	if sys := root.Get("system"); sys.Exists() && sys.Type != gjson.Null {
-		out = append(out, Message{Role: RoleSystem, Text: contentText(sys)})
-	}
-	var err error
-	msgs.ForEach(func(i, m gjson.Result) bool {
-		role := m.Get("role")
-		if !m.IsObject() || role.Type != gjson.String {
-			err = fmt.Errorf("parse request: message %d has no string role", i.Int())
-			return false
-		}
-		out = append(out, readMessage(role.Str, m)...)
-		return true
-	})
+	c, err := Open(body)
 	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return c.Messages(), nil
 }
 
 // readMessage reads one message: its tool results (Anthropic), then its
@@ -137,18 +118,24 @@ var openclawContext = regexp.MustCompile(`(?s)<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT
 // OpenClaw's internal context).
 func Instruction(msgs []Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if msgs[i].Role != RoleUser {
-			continue
-		}
-		text := msgs[i].Text
-		if strings.Contains(text, "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") {
-			text = openclawContext.ReplaceAllString(text, "")
-		}
-		if text = strings.TrimSpace(text); text != "" {
+		if text := userInstruction(msgs[i]); text != "" {
 			return text
 		}
 	}
 	return ""
+}
+
+// userInstruction is m's text as an instruction ("" when m is not the
+// person's words).
+func userInstruction(m Message) string {
+	if m.Role != RoleUser {
+		return ""
+	}
+	text := m.Text
+	if strings.Contains(text, "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>") {
+		text = openclawContext.ReplaceAllString(text, "")
+	}
+	return strings.TrimSpace(text)
 }
 
 // TrailingToolResults returns the tool results after the last assistant
