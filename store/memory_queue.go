@@ -37,17 +37,27 @@ func (db *DB) SetMemoryProgress(ctx context.Context, sessionID string, through i
 // MainTurnsAfter returns a session's main turns numbered above after, in
 // order, at most limit of them (0 = all).
 func (db *DB) MainTurnsAfter(ctx context.Context, sessionID string, after, limit int) ([]Turn, error) {
-	q := "SELECT " + turnCols + " FROM turns WHERE session_id = ? AND turn_type = 'main' AND turn_num > ? ORDER BY turn_num"
+	return db.mainTurnsAfter(ctx, turnCols, sessionID, after, limit)
+}
+
+// MainTurnsAfterBrief is MainTurnsAfter without the requests (Request is
+// nil), for readers that keep what they read of them (TurnsByID).
+func (db *DB) MainTurnsAfterBrief(ctx context.Context, sessionID string, after, limit int) ([]Turn, error) {
+	return db.mainTurnsAfter(ctx, turnColsBrief, sessionID, after, limit)
+}
+
+func (db *DB) mainTurnsAfter(ctx context.Context, cols, sessionID string, after, limit int) ([]Turn, error) {
+	q := "SELECT " + cols + " FROM turns WHERE session_id = ? AND turn_type = 'main' AND turn_num > ? ORDER BY turn_num"
 	if limit > 0 {
 		q += fmt.Sprintf(" LIMIT %d", limit)
 	}
 	return db.queryTurns(ctx, q, sessionID, after)
 }
 
-// MainTurnsThrough returns a session's latest n main turns numbered up to
-// through, in order.
-func (db *DB) MainTurnsThrough(ctx context.Context, sessionID string, through, n int) ([]Turn, error) {
-	return db.queryTurns(ctx, "SELECT * FROM (SELECT "+turnCols+` FROM turns
+// MainTurnsThroughBrief returns a session's latest n main turns numbered
+// up to through, in order, without their requests (Request is nil).
+func (db *DB) MainTurnsThroughBrief(ctx context.Context, sessionID string, through, n int) ([]Turn, error) {
+	return db.queryTurns(ctx, "SELECT * FROM (SELECT "+turnColsBrief+` FROM turns
 		WHERE session_id = ? AND turn_type = 'main' AND turn_num <= ? ORDER BY turn_num DESC LIMIT ?) ORDER BY turn_num`,
 		sessionID, through, n)
 }

@@ -203,9 +203,12 @@ func TestMemoryProgressAndQueue(t *testing.T) {
 		t.Errorf("MainTurnsAfter = %+v, %v", rest, err)
 	}
 	// Turn 2 is the side turn: the two latest main turns through 3 are 1 and 3.
-	upTo, err := db.MainTurnsThrough(ctx, "s", 3, 2)
+	upTo, err := db.MainTurnsThroughBrief(ctx, "s", 3, 2)
 	if err != nil || len(upTo) != 2 || upTo[0].ID != turns[0].ID || upTo[1].ID != turns[2].ID {
-		t.Errorf("MainTurnsThrough = %+v, %v", upTo, err)
+		t.Errorf("MainTurnsThroughBrief = %+v, %v", upTo, err)
+	}
+	if brief, err := db.MainTurnsAfterBrief(ctx, "s", 3, 0); err != nil || len(brief) != 1 || brief[0].ID != turns[3].ID {
+		t.Errorf("MainTurnsAfterBrief = %+v, %v", brief, err)
 	}
 	if ids, _ := db.SessionsToExtract(ctx, t0, 10); len(ids) != 0 {
 		t.Errorf("an open session is to extract: %v", ids)

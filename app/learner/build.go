@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/memory/memapi"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
@@ -73,14 +74,17 @@ func Build(ctx context.Context, d Deps) *Learning {
 		l.Skills = r
 		l.Injectors = append(l.Injectors, r)
 	}
-	l.Memory = l.buildMemory(d)
+	// Memory extraction and skill evolution read the same latest turns.
+	digests := &transcript.Digests{}
+	l.Memory = l.buildMemory(d, digests)
 	l.MemoryAPI = memapi.New(memapi.Options{Service: l.Memory, Reader: d.DB, FlushEvery: cfg.Memory.FlushEvery,
 		Logger: d.Logger.With("part", "memory")})
 	if cfg.Memory.Enabled {
 		l.Injectors = append(l.Injectors, l.Memory) // memories after skills
 	}
 	l.buildPolicy(d)
-	opts := Options{DB: d.DB, Config: cfg, Logger: d.Logger.With("part", "learner"), Paused: d.Paused, Meter: l.Meter}
+	opts := Options{DB: d.DB, Config: cfg, Logger: d.Logger.With("part", "learner"), Paused: d.Paused, Meter: l.Meter,
+		Digests: digests}
 	if l.Skills != nil {
 		opts.Skills = l.Skills
 	}
@@ -95,7 +99,7 @@ func Build(ctx context.Context, d Deps) *Learning {
 // evaluations that need no other part of learning).
 func BuildMemory(d Deps) *memory.Service {
 	l, d := newLearning(d)
-	return l.buildMemory(d)
+	return l.buildMemory(d, nil)
 }
 
 // newLearning fills d's defaults and starts a Learning with its meter.

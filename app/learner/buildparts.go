@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync/atomic"
 
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/retrieval"
@@ -71,10 +72,11 @@ func (l *Learning) embedder(d Deps, key string, want bool) *retrieval.Embedder {
 // buildMemory makes the memory service: the extraction model (rules only
 // when none is configured), the embedder for embedding or hybrid
 // retrieval, and learning's pause switch.
-func (l *Learning) buildMemory(d Deps) *memory.Service {
+func (l *Learning) buildMemory(d Deps, digests *transcript.Digests) *memory.Service {
 	cfg := d.Config
 	opts := memory.OptionsFrom(cfg)
 	opts.DB, opts.Logger, opts.Paused, opts.Now = d.DB, d.Logger.With("part", "memory"), d.Paused, d.Now
+	opts.Digests = digests
 	if _, err := memory.EndpointFrom(cfg); err != nil {
 		l.log.Warn("memory extraction will use the rule-based extractor until a model is configured", "why", err)
 	}

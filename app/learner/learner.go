@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/evolve"
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/judge"
 	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
@@ -68,6 +69,10 @@ type Options struct {
 	// Meter counts and bounds the judge's and the evolver's calls and
 	// watches their outcomes (nil: neither).
 	Meter *usage.Meter
+	// Digests caches what the evolver reads of the turns' requests,
+	// shared with memory extraction (nil: the evolver's own, kept
+	// across settings changes).
+	Digests *transcript.Digests
 }
 
 // Stats counts what the learner did since it was made.
@@ -124,6 +129,9 @@ func New(opts Options) *Learner {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Digests == nil {
+		opts.Digests = &transcript.Digests{}
 	}
 	opts.QueueSize = defaultInt(opts.QueueSize, DefaultQueueSize)
 	opts.JudgeConcurrency = defaultInt(opts.JudgeConcurrency, DefaultJudgeConcurrency)
@@ -197,7 +205,8 @@ func (l *Learner) buildEvolver(cfg config.Config) *evolve.Evolver {
 		l.log.Warn("skill evolver off", "error", err)
 		return nil
 	}
-	return evolve.New(evolve.Options{DB: l.db, Client: l.meter.Metered(usage.Evolver, llm.New(ep)), Logger: l.log})
+	return evolve.New(evolve.Options{DB: l.db, Client: l.meter.Metered(usage.Evolver, llm.New(ep)), Logger: l.log,
+		Digests: l.opts.Digests})
 }
 
 // current returns the configuration and components in use.

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/llm"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -55,6 +56,9 @@ type Options struct {
 	Client  Completer
 	Logger  *slog.Logger  // nil discards
 	Timeout time.Duration // 0 = DefaultTimeout
+	// Digests caches what is read of the turns' requests, shared with
+	// memory extraction (nil: the evolver's own).
+	Digests *transcript.Digests
 }
 
 // Evolver evolves the skill library. Runs should not overlap: the learner
@@ -64,10 +68,11 @@ type Evolver struct {
 	client  Completer
 	log     *slog.Logger
 	timeout time.Duration
-	// instructions keeps each read turn's instruction: evolution runs
-	// every few turns and reads the latest MaxReadTurns, so most of them
-	// were read, with their whole requests, the time before.
-	instructions instructionCache
+	// digests keeps each read turn's instruction: evolution runs every
+	// few turns and reads the latest MaxReadTurns, so most of them were
+	// read, with their whole requests, the time before (or by memory
+	// extraction, sharing the cache).
+	digests *transcript.Digests
 }
 
 // New returns an evolver.
@@ -78,7 +83,10 @@ func New(opts Options) *Evolver {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
-	return &Evolver{db: opts.DB, client: opts.Client, log: opts.Logger, timeout: opts.Timeout}
+	if opts.Digests == nil {
+		opts.Digests = &transcript.Digests{}
+	}
+	return &Evolver{db: opts.DB, client: opts.Client, log: opts.Logger, timeout: opts.Timeout, digests: opts.Digests}
 }
 
 // Result says what one run did.

@@ -77,12 +77,13 @@ func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, erro
 	if err != nil {
 		return nil, err
 	}
-	if err := e.instructions.fill(ctx, e.db, turns); err != nil {
+	digests, err := e.digests.Of(ctx, e.db, turns)
+	if err != nil {
 		return nil, err
 	}
 	var all []shownTurn
-	for _, t := range turns {
-		st, err := e.readTurn(ctx, t)
+	for i, t := range turns {
+		st, err := e.readTurn(ctx, t, digests[i].Instruction)
 		if err != nil {
 			return nil, err
 		}
@@ -96,8 +97,8 @@ func (e *Evolver) gather(ctx context.Context, sessionID string) (*material, erro
 	return m, nil
 }
 
-func (e *Evolver) readTurn(ctx context.Context, t store.Turn) (shownTurn, error) {
-	st := shownTurn{turn: t, instruction: e.instructions.get(t)}
+func (e *Evolver) readTurn(ctx context.Context, t store.Turn, instruction string) (shownTurn, error) {
+	st := shownTurn{turn: t, instruction: instruction}
 	sc, err := e.db.TurnScore(ctx, t.ID)
 	switch {
 	case err == nil:

@@ -35,13 +35,17 @@ const (
 // Both are redacted of secrets. A request that cannot be read gives an
 // exchange with the answer only.
 func ExchangeOf(t store.Turn) Exchange {
+	return exchangeFrom(t, transcript.DigestOf(t.Request))
+}
+
+// exchangeFrom is ExchangeOf with the turn's request read already (d).
+func exchangeFrom(t store.Turn, d transcript.Digest) Exchange {
 	ex := Exchange{TurnID: t.ID, At: t.CreatedAt, Assistant: cleanAssistant(t.ResponseText)}
-	conv, err := transcript.Open(t.Request)
-	if err != nil {
+	if !d.Read {
 		return ex
 	}
 	var users []string
-	for _, text := range conv.NewUserTexts() {
+	for _, text := range d.NewUser {
 		if text = cleanUser(text); text != "" {
 			users = append(users, text)
 		}

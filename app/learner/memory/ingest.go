@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/store"
 )
 
@@ -49,7 +50,7 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string) (Report,
 		if err != nil {
 			return total, err
 		}
-		turns, err := s.db.MainTurnsAfter(ctx, sessionID, through, maxTurnsPerPass)
+		turns, err := s.db.MainTurnsAfterBrief(ctx, sessionID, through, maxTurnsPerPass)
 		if err != nil || len(turns) == 0 {
 			return total, err
 		}
@@ -57,7 +58,11 @@ func (s *Service) ExtractSession(ctx context.Context, sessionID string) (Report,
 		if err != nil {
 			return total, err
 		}
-		rep, err := s.ingest(ctx, sess.Scope, sessionID, earlier, exchangesOf(turns))
+		exs, err := s.exchanges(ctx, turns)
+		if err != nil {
+			return total, err
+		}
+		rep, err := s.ingest(ctx, sess.Scope, sessionID, earlier, exs)
 		if err != nil {
 			return total, err
 		}
@@ -85,10 +90,10 @@ func (r *Report) merge(o Report) {
 // exchangesOf reads turns as exchanges. A turn that repeats the previous
 // one's words (a retry, a tool loop resending its request) replaces it:
 // the same words are extracted once, with the latest answer.
-func exchangesOf(turns []store.Turn) []Exchange {
+func exchangesOf(turns []store.Turn, digests []transcript.Digest) []Exchange {
 	out := make([]Exchange, 0, len(turns))
-	for _, t := range turns {
-		ex := ExchangeOf(t)
+	for i, t := range turns {
+		ex := exchangeFrom(t, digests[i])
 		if n := len(out); n > 0 && ex.User != "" && ex.User == out[n-1].User {
 			out[n-1] = ex
 			continue
@@ -104,11 +109,22 @@ func (s *Service) contextBefore(ctx context.Context, sessionID string, through i
 	if through == 0 {
 		return nil, nil
 	}
-	turns, err := s.db.MainTurnsThrough(ctx, sessionID, through, 2)
+	turns, err := s.db.MainTurnsThroughBrief(ctx, sessionID, through, 2)
 	if err != nil {
 		return nil, err
 	}
-	return exchangesOf(turns), nil
+	return s.exchanges(ctx, turns)
+}
+
+// exchanges reads turns, with or without their requests, as exchanges
+// (exchangesOf); the requests are read through the digest cache shared
+// with skill evolution.
+func (s *Service) exchanges(ctx context.Context, turns []store.Turn) ([]Exchange, error) {
+	digests, err := s.digests.Of(ctx, s.db, turns)
+	if err != nil {
+		return nil, err
+	}
+	return exchangesOf(turns, digests), nil
 }
 
 // ingest extracts exchanges into scope: with the model when there is one
@@ -238,7 +254,10 @@ func (s *Service) retrySession(ctx context.Context, due []store.PendingTurn) err
 	if err != nil {
 		return err
 	}
-	exs := exchangesOf(turns)
+	exs, err := s.exchanges(ctx, turns)
+	if err != nil {
+		return err
+	}
 	cands, err := s.modelPass(ctx, sess.Scope, exs, drop)
 	if err != nil {
 		if ctx.Err() != nil {

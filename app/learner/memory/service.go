@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -46,6 +47,9 @@ type Options struct {
 	// Outcome is told how each model extraction went (nil error: it
 	// worked), so that one that keeps failing is seen; nil: nobody.
 	Outcome func(err error)
+	// Digests caches what is read of the turns' requests, shared with
+	// skill evolution (nil: the service's own).
+	Digests *transcript.Digests
 }
 
 // Service extracts, consolidates and retrieves memories. Its methods are
@@ -57,6 +61,8 @@ type Service struct {
 	ext  *Extractor // nil without a model
 	log  *slog.Logger
 	now  func() time.Time
+	// digests keeps what extraction read of each turn's request.
+	digests *transcript.Digests
 
 	events     chan learning.Event
 	compactReq chan struct{}
@@ -87,7 +93,10 @@ func New(opts Options) *Service {
 	if opts.Tick <= 0 {
 		opts.Tick = DefaultTick
 	}
-	s := &Service{opts: opts, db: opts.DB, log: opts.Logger, now: opts.Now,
+	if opts.Digests == nil {
+		opts.Digests = &transcript.Digests{}
+	}
+	s := &Service{opts: opts, db: opts.DB, log: opts.Logger, now: opts.Now, digests: opts.Digests,
 		events: make(chan learning.Event, 1024), compactReq: make(chan struct{}, 1), used: map[int64]int{}, fresh: map[string]int{}}
 	s.ret = NewRetriever(opts.DB, opts.Retrieval, opts.Embedder, opts.Now, opts.Logger)
 	if opts.Completer != nil {

@@ -3,9 +3,12 @@
 // messages request, told apart by their JSON rather than by the turn's API,
 // since an Anthropic client routed to an OpenAI upstream is stored
 // translated), the user's instruction, and the response's tool calls. It
-// also trims long text. It reads requests with gjson alone, not with the
-// proxy's request parsers; it imports proxy/openai for the tool call type
-// of stored responses only. It is internal to app/learner.
+// also trims long text. Conversation reads only as much of a request as a
+// reader asks for, and Digests keeps what memory extraction and skill
+// evolution read of each turn, so that a turn's request is read once. It
+// reads requests with gjson alone, not with the proxy's request parsers;
+// it imports proxy/openai for the tool call type of stored responses only,
+// and store for the turns. It is internal to app/learner.
 package transcript
 
 import (
