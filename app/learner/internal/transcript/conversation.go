@@ -25,12 +25,12 @@ type Conversation struct {
 // array, a message without a string role.
 func Open(body []byte) (*Conversation, error) {
 	root := gjson.ParseBytes(body)
-	msgs := root.Get("messages")
+	msgs, sys := topMembers(root)
 	if !root.IsObject() || !msgs.IsArray() {
 		return nil, errors.New("parse request: not a request with a messages array")
 	}
 	c := &Conversation{}
-	if sys := root.Get("system"); sys.Exists() && sys.Type != gjson.Null {
+	if sys.Exists() && sys.Type != gjson.Null {
 		c.system = sys
 	}
 	var err error
@@ -47,6 +47,26 @@ func Open(body []byte) (*Conversation, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// topMembers returns the request's "messages" and "system", the first of
+// each as gjson's Get finds it, in one pass over the body rather than one
+// Get each (each Get walks the whole body to find a member, or to find
+// that it is absent).
+func topMembers(root gjson.Result) (msgs, sys gjson.Result) {
+	if !root.IsObject() {
+		return
+	}
+	root.ForEach(func(k, v gjson.Result) bool {
+		switch {
+		case k.Str == "messages" && !msgs.Exists():
+			msgs = v
+		case k.Str == "system" && !sys.Exists():
+			sys = v
+		}
+		return true
+	})
+	return
 }
 
 // Messages reads every message, in order (what Parse returns).
