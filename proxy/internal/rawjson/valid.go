@@ -16,7 +16,15 @@ const maxNesting = 10000
 // first because gjson's check recurses once per level, so a body of a
 // million '[' would otherwise grow the stack without bound.
 func Valid(data []byte) bool {
-	return nestedWithin(data, maxNesting) && gjson.ValidBytes(data)
+	return (fewOpenings(data, maxNesting) || nestedWithin(data, maxNesting)) && gjson.ValidBytes(data)
+}
+
+// fewOpenings reports whether data holds at most limit '[' and '{' bytes,
+// inside strings or not: then nothing can nest deeper than limit. Counting
+// is a vectorised pass, several times faster than nestedWithin's walk of
+// the strings, and an agent's request holds a few hundred.
+func fewOpenings(data []byte, limit int) bool {
+	return bytes.Count(data, []byte{'['})+bytes.Count(data, []byte{'{'}) <= limit
 }
 
 // nestedWithin reports whether no array or object of data opens more than

@@ -33,4 +33,10 @@ func TestValidNesting(t *testing.T) {
 	if !Valid([]byte(`["[[[[", "\"{{{"]`)) {
 		t.Error("brackets inside strings counted as nesting")
 	}
+	// More openings than the bound, all in strings: the count alone cannot
+	// accept it, the walk must.
+	many := []byte(`["` + strings.Repeat("[{", maxNesting) + `", {"k": "\"[["}]`)
+	if fewOpenings(many, maxNesting) || !Valid(many) {
+		t.Error("openings inside strings beyond the bound counted as nesting")
+	}
 }
