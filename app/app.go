@@ -1,11 +1,15 @@
-// Package app is MetaClaw's headless core, the composition root: New opens
-// the data directory (instance lock, database, configuration), Start runs
-// every service — the training windows (idle/windows), the learning services that
-// learner.Build makes (their injectors, policy and memory API handed to the
-// proxy, the proxy's events to their sink), the proxy, the skills folder,
-// programmatic rollout, the settings watch and the web page — and Stop ends
-// them all. App owns every goroutine it starts. The tray (app/tray) and the
-// CLI (app/cli) are thin skins over it. Nothing below app imports it.
+// Package app is MetaClaw's headless core, the composition root, and
+// wiring only: New opens the data directory (instance lock, database,
+// configuration); Start builds and runs every service — the training
+// windows (idle/windows), the learning services of learner.Build (the
+// skills, memory, judge and evolution, policy, trainer, skills folder and
+// programmatic rollout; their injectors, policy and memory API handed to
+// the proxy, the proxy's events to their sink), the proxy, the settings
+// watch (saved settings that apply at once, to the proxy and learning)
+// and the web page over app/control, which also answers the proxy's
+// train-step API and makes the status snapshot — and Stop ends them all.
+// App owns every goroutine it starts. The tray (app/tray) and the CLI
+// (app/cli) are thin skins over it. Nothing below app imports it.
 package app
 
 import (
@@ -20,9 +24,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/control"
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/app/learner"
-	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
 	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/store"
@@ -68,16 +72,15 @@ type App struct {
 	cfg     config.Config
 	restart []string // saved keys that apply after a restart (settings.go)
 
-	applyMu     sync.Mutex // one applySettings at a time
+	applyMu     sync.Mutex // one ApplySettings at a time
 	restartOnce sync.Once
 	restarting  chan struct{} // closed by RequestRestart
 
 	proxy   *proxy.Server
 	learn   *learner.Learning // every learning service; empty until Start
 	web     *web.Server       // nil when the web page could not bind
-	pause   pauseCache
-	windows *windows.Service    // training windows; nil before Start
-	folder  *skillfolder.Folder // the skills folder; nil when skills.sync_dir is off
+	pause   *learner.Pause
+	windows *windows.Service // training windows; nil before Start
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	done    chan struct{} // closed when a service stops on its own
@@ -112,7 +115,7 @@ func New(opts Options) (*App, error) {
 		lock.Release()
 		return nil, err
 	}
-	a.pause.db = a.db
+	a.pause = learner.NewPause(a.db)
 	return a, nil
 }
 
@@ -164,7 +167,7 @@ func (a *App) Start(ctx context.Context) error {
 	a.learn = learner.Build(ctx, a.learningDeps(cfg))
 	a.proxy = proxy.New(proxy.Options{Config: cfg, Logger: a.log.With("part", "proxy"), Health: a.health,
 		Recorder: a.db, Injectors: a.learn.Injectors, Memory: a.learn.MemoryAPI, Policy: a.proxyPolicy(),
-		Trainer: trainStepAPI{a}})
+		Trainer: control.TrainStep{DB: a.db, Config: a.Config}})
 	addr := net.JoinHostPort(cfg.Proxy.Host, strconv.Itoa(cfg.Proxy.Port))
 	if err := a.proxy.Listen(addr); err != nil {
 		a.cancel()
@@ -175,11 +178,9 @@ func (a *App) Start(ctx context.Context) error {
 	for _, svc := range a.learn.Services {
 		a.goService(ctx, svc.Name, svc.Serve)
 	}
-	a.startSkillFolder(ctx, cfg)
-	a.startRollout(ctx, cfg)
-	a.goService(ctx, "events", a.pumpEvents)
+	a.goService(ctx, "events", func(ctx context.Context) error { return a.learn.Consume(ctx, a.proxy.Events()) })
 	a.goService(ctx, "settings", a.watchSettings)
-	a.startWeb(ctx, cfg, a.learn.Memory)
+	a.startWeb(ctx, cfg)
 	exe, _ := os.Executable()
 	info := instance.Info{PID: os.Getpid(), StartedAt: a.started, Version: a.opts.Version, Mode: eff.Mode,
 		ProxyURL: a.ProxyURL(), WebURL: a.WebURL(), Home: a.opts.Home, Exe: exe}
@@ -242,7 +243,7 @@ func (a *App) health() map[string]any {
 		"configured_mode": st.ConfiguredMode,
 		"home":            a.opts.Home,
 		"uptime_seconds":  int(time.Since(a.started).Seconds()),
-		"policy":          a.policyHealth(),
+		"policy":          a.learn.Policy.Health(),
 		"paused":          st.Paused,
 		"problems":        st.Problems,
 		"attention":       st.Attention,

@@ -205,7 +205,7 @@ func newMemoryWorld(t *testing.T, sc script) *memoryWorld {
 		}
 	}
 	w.a = &App{log: slog.New(slog.DiscardHandler), db: db, done: make(chan struct{}), cfg: cfg}
-	w.a.pause.db = db
+	w.a.pause = learner.NewPause(db)
 	w.start(cfg)
 	return w
 }
@@ -228,7 +228,7 @@ func (w *memoryWorld) start(cfg config.Config) {
 	ctx, a.cancel = context.WithCancel(ctx)
 	a.goService(ctx, "proxy", func(ctx context.Context) error { return a.proxy.Serve(ctx, time.Second) })
 	a.goService(ctx, "memory", a.learn.Memory.Serve)
-	a.goService(ctx, "events", a.pumpEvents)
+	a.goService(ctx, "events", func(ctx context.Context) error { return a.learn.Consume(ctx, a.proxy.Events()) })
 	w.stop = func() { a.cancel(); a.wg.Wait(); a.db.Close() }
 	w.t.Cleanup(w.stop)
 }

@@ -45,16 +45,17 @@ func (a *App) watchSettings(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
-			a.applySettings(ctx)
+			a.ApplySettings(ctx)
 		}
 	}
 }
 
-// applySettings rereads the settings and applies the changed keys that do
+// ApplySettings rereads the settings and applies the changed keys that do
 // not need a restart: the proxy's upstreams and keys, the judge and the
 // evolver, memory extraction's model, learning's budget. The others wait
-// for a restart (pendingRestart).
-func (a *App) applySettings(ctx context.Context) {
+// for a restart (pendingRestart). It runs every settingsEvery, and when
+// the web page saves.
+func (a *App) ApplySettings(ctx context.Context) {
 	a.applyMu.Lock()
 	defer a.applyMu.Unlock()
 	stored, _, err := config.Load(ctx, a.db)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"path/filepath"
 
-	"github.com/metaclaw/metaclaw/app"
 	"github.com/metaclaw/metaclaw/app/instance"
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -29,5 +29,5 @@ func policyContext(dir string) int {
 		return 0
 	}
 	defer db.Close()
-	return app.PolicyContextLength(context.Background(), db)
+	return learner.PolicyContextLength(context.Background(), db)
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/control"
 )
 
 // health is the part of the proxy's /healthz answer the CLI reads.
@@ -24,7 +24,7 @@ type health struct {
 	// App is the running app's state (paused, problems, attention,
 	// upstream failures, learning spend, cuts, settings waiting for a
 	// restart), read from the same answer.
-	App app.Status `json:"-"`
+	App control.Status `json:"-"`
 }
 
 // recorderStats is the proxy's turn recorder's backlog and losses.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/learner"
 )
 
 // runPause and runResume pause and resume learning (judging, evolution,
@@ -26,7 +26,7 @@ func setPaused(env *Env, args []string, paused bool) error {
 	if paused {
 		v = "1"
 	}
-	if err := db.SetMeta(context.Background(), app.MetaLearningPaused, v); err != nil {
+	if err := db.SetMeta(context.Background(), learner.MetaLearningPaused, v); err != nil {
 		return err
 	}
 	if paused {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/idle"
 	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/store/config"
@@ -72,7 +72,7 @@ func newSchedCheck(env *Env) (*schedCheck, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	c := &schedCheck{dir: dir, cfg: cfg, wcfg: wcfg, now: time.Now()}
-	paused, err := db.Meta(ctx, app.MetaLearningPaused)
+	paused, err := db.Meta(ctx, learner.MetaLearningPaused)
 	if err != nil {
 		return nil, err
 	}

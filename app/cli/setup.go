@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/store/config"
 	"golang.org/x/term"
 )
@@ -83,7 +83,7 @@ func testSavedConnection(env *Env) {
 	}
 	db.Close()
 	fmt.Fprintf(env.Stdout, "Testing the connection to %s ... ", cfg.LLM.APIBase)
-	if err := app.TestConnection(context.Background(), cfg); err != nil {
+	if err := learner.TestConnection(context.Background(), cfg); err != nil {
 		fmt.Fprintf(env.Stdout, "FAILED: %v\nFix it with `metaclaw setup` or `metaclaw config set llm.api_key ...`; MetaClaw shows the provider's failures in `metaclaw status`.\n", err)
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -20,7 +20,7 @@ func skillsSync(ctx context.Context, env *Env, db *store.DB, args []string) erro
 	if err != nil {
 		return err
 	}
-	f := skillfolder.New(skillfolder.Options{DB: db, Dir: app.SkillsDir(dir, cfg)})
+	f := skillfolder.New(skillfolder.Options{DB: db, Dir: learner.SkillsDir(dir, cfg)})
 	rep, err := f.GitSync(ctx)
 	if errors.Is(err, skillfolder.ErrNotRepository) {
 		return &exitError{code: 1, msg: err.Error()}

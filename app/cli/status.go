@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/control"
 	"github.com/metaclaw/metaclaw/app/instance"
 	"github.com/metaclaw/metaclaw/idle/windows"
 	"github.com/metaclaw/metaclaw/store"
@@ -22,26 +22,26 @@ const (
 )
 
 type statusReport struct {
-	State          string              `json:"state"`
-	PID            int                 `json:"pid,omitempty"`
-	Mode           string              `json:"mode,omitempty"`            // the mode running (or that would run)
-	ConfiguredMode string              `json:"configured_mode,omitempty"` // the mode configured
-	Paused         bool                `json:"paused"`                    // learning paused (read from the database)
-	Problems       []string            `json:"problems,omitempty"`        // setup problems
-	Attention      []string            `json:"attention,omitempty"`       // what keeps failing
-	Upstream       *proxyFailures      `json:"upstream,omitempty"`        // the provider's failures this run
-	Learning       *app.LearningStatus `json:"learning,omitempty"`        // what learning spent today
-	CutsToday      *store.Cuts         `json:"cuts_today,omitempty"`      // turns cut to fit the context today
-	RestartPending []string            `json:"restart_pending,omitempty"` // saved settings that apply after a restart
-	Version        string              `json:"version,omitempty"`
-	ProxyURL       string              `json:"proxy_url,omitempty"`
-	WebURL         string              `json:"web_url,omitempty"`
-	UptimeSeconds  int                 `json:"uptime_seconds,omitempty"`
-	Responding     bool                `json:"responding"`
-	Recorder       *recorderStats      `json:"recorder,omitempty"`
-	Scheduler      *windows.State      `json:"scheduler,omitempty"` // training windows, as the running app recorded them
-	DataDir        string              `json:"data_dir"`
-	Detail         string              `json:"detail,omitempty"`
+	State          string                  `json:"state"`
+	PID            int                     `json:"pid,omitempty"`
+	Mode           string                  `json:"mode,omitempty"`            // the mode running (or that would run)
+	ConfiguredMode string                  `json:"configured_mode,omitempty"` // the mode configured
+	Paused         bool                    `json:"paused"`                    // learning paused (read from the database)
+	Problems       []string                `json:"problems,omitempty"`        // setup problems
+	Attention      []string                `json:"attention,omitempty"`       // what keeps failing
+	Upstream       *proxyFailures          `json:"upstream,omitempty"`        // the provider's failures this run
+	Learning       *control.LearningStatus `json:"learning,omitempty"`        // what learning spent today
+	CutsToday      *store.Cuts             `json:"cuts_today,omitempty"`      // turns cut to fit the context today
+	RestartPending []string                `json:"restart_pending,omitempty"` // saved settings that apply after a restart
+	Version        string                  `json:"version,omitempty"`
+	ProxyURL       string                  `json:"proxy_url,omitempty"`
+	WebURL         string                  `json:"web_url,omitempty"`
+	UptimeSeconds  int                     `json:"uptime_seconds,omitempty"`
+	Responding     bool                    `json:"responding"`
+	Recorder       *recorderStats          `json:"recorder,omitempty"`
+	Scheduler      *windows.State          `json:"scheduler,omitempty"` // training windows, as the running app recorded them
+	DataDir        string                  `json:"data_dir"`
+	Detail         string                  `json:"detail,omitempty"`
 	learnStatus
 }
 

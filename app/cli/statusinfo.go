@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/control"
+	"github.com/metaclaw/metaclaw/app/learner"
 	spend "github.com/metaclaw/metaclaw/app/learner/usage"
 	"github.com/metaclaw/metaclaw/proxy"
 )
@@ -17,7 +18,7 @@ import (
 type proxyFailures = proxy.UpstreamFailures
 
 // fromApp copies the running app's state into the report.
-func (r *statusReport) fromApp(st app.Status) {
+func (r *statusReport) fromApp(st control.Status) {
 	r.ConfiguredMode, r.Problems, r.Attention, r.RestartPending = st.ConfiguredMode, st.Problems, st.Attention, st.Restart
 	up, ls, cuts := st.Upstream, st.Learning, st.Cuts
 	r.Upstream, r.Learning, r.CutsToday = &up, &ls, &cuts
@@ -34,7 +35,7 @@ func (r *statusReport) fromDatabase() {
 	}
 	defer db.Close()
 	ctx := context.Background()
-	if v, err := db.Meta(ctx, app.MetaLearningPaused); err == nil {
+	if v, err := db.Meta(ctx, learner.MetaLearningPaused); err == nil {
 		r.Paused = v == "1"
 		if r.Scheduler != nil {
 			r.Scheduler.Paused = r.Paused
@@ -45,7 +46,7 @@ func (r *statusReport) fromDatabase() {
 	}
 	eff := cfg.Resolve()
 	r.Mode, r.ConfiguredMode, r.Problems = eff.Mode, cfg.Mode, eff.Problems
-	ls := app.LearningStatus{Budget: spend.Budget{Limit: cfg.Learning.MaxCallsPerDay}}
+	ls := control.LearningStatus{Budget: spend.Budget{Limit: cfg.Learning.MaxCallsPerDay}}
 	ls.Today, _ = db.SpendSince(ctx, spend.Day(time.Now()))
 	for _, s := range ls.Today {
 		if s.Component != spend.Trainer {
@@ -118,7 +119,7 @@ func upstreamLine(f proxyFailures) string {
 
 // spendLine is "12 calls today (judge 8, evolver 2, extraction 2), 9.1k
 // tokens; budget 12/1000 (learning.max_calls_per_day)".
-func spendLine(ls app.LearningStatus) string {
+func spendLine(ls control.LearningStatus) string {
 	calls, tokens := 0, 0
 	var parts []string
 	for _, s := range ls.Today {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -109,19 +110,11 @@ func runTrainStep(env *Env, args []string) error {
 }
 
 func waitTrainStep(ctx context.Context, db *store.DB, token string) (trainer.StepAnswer, error) {
-	tick := time.NewTicker(trainPoll)
-	defer tick.Stop()
-	for {
-		ans, ok, err := trainer.TrainStepAnswer(ctx, db, token)
-		if err != nil || ok {
-			return ans, err
-		}
-		select {
-		case <-ctx.Done():
-			return ans, fmt.Errorf("no answer from the running MetaClaw yet (it keeps the request and trains when it can; see the log)")
-		case <-tick.C:
-		}
+	ans, err := trainer.AwaitTrainStep(ctx, db, token, trainPoll)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return ans, fmt.Errorf("no answer from the running MetaClaw yet (it keeps the request and trains when it can; see the log)")
 	}
+	return ans, err
 }
 
 func printStepAnswer(env *Env, ans trainer.StepAnswer) error {

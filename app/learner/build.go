@@ -8,6 +8,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/internal/transcript"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/app/learner/memory/memapi"
+	"github.com/metaclaw/metaclaw/app/learner/skillfolder"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/app/learner/trainer"
 	"github.com/metaclaw/metaclaw/app/learner/usage"
@@ -31,7 +32,10 @@ type Deps struct {
 	// HFToken is the Hugging Face token the policy fetches its tokenizer
 	// with ("" anonymous).
 	HFToken string
-	Now     func() time.Time // memory's clock; nil: time.Now
+	// ProxyURL is the proxy's base URL once it listens; programmatic
+	// rollout's built-in agent talks to it (nil: "").
+	ProxyURL func() string
+	Now      func() time.Time // memory's clock; nil: time.Now
 }
 
 // Service is one long-running part of learning, for the app to run on its
@@ -58,15 +62,20 @@ type Learning struct {
 	// trains the weights (rl, madmax) and its server could be made.
 	Policy  *Policy
 	Trainer *trainer.Trainer // nil when Policy is
+	// Folder is the skills folder kept in step with the library; nil
+	// unless skills.sync_dir.
+	Folder *skillfolder.Folder
 
 	extract *liveCompleter // memory extraction's model, swapped by SetConfig
 	log     *slog.Logger
 }
 
 // Build makes every learning service from d: the starter skills and the
-// skill retriever, the memory service and its HTTP API, the judge and the skill evolver,
-// and in the training modes the policy server and the trainer. Nothing
-// runs until the app serves Services.
+// skill retriever, the memory service and its HTTP API, the judge and the
+// skill evolver, in the training modes the policy server and the trainer,
+// the skills folder (skills.sync_dir) and programmatic rollout
+// (openclaw_env_data_dir). Nothing runs until the app serves Services,
+// which it does once the proxy listens.
 func Build(ctx context.Context, d Deps) *Learning {
 	l, d := newLearning(d)
 	cfg := d.Config
@@ -92,6 +101,8 @@ func Build(ctx context.Context, d Deps) *Learning {
 	l.serve("learner", l.Learner.Serve)
 	l.buildTrainer(d)
 	l.serve("memory", l.Memory.Serve)
+	l.buildFolder(d)
+	l.buildRollout(d)
 	return l
 }
 
@@ -124,6 +135,20 @@ func (l *Learning) serve(name string, f func(context.Context) error) {
 func (l *Learning) Notify(ev learning.Event) {
 	l.Learner.Notify(ev)
 	l.Memory.Notify(ev)
+}
+
+// Consume hands every event of events (the proxy's) to Notify until ctx
+// ends; the app runs it as a service. A nil channel (a proxy that records
+// nothing) just waits.
+func (l *Learning) Consume(ctx context.Context, events <-chan learning.Event) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-events:
+			l.Notify(ev)
+		}
+	}
 }
 
 // SetConfig applies saved settings that take effect at once: the judge,

@@ -14,7 +14,8 @@ import (
 
 // TestBuild: the front door makes the services a configuration asks for —
 // skills then memory as injectors, the policy and the trainer only in a
-// training mode — and lists each once as a Serve service.
+// training mode, the skills folder unless skills.sync_dir is off, rollout
+// with openclaw_env_data_dir — and lists each once as a Serve service.
 func TestBuild(t *testing.T) {
 	tk := faketinker.New(faketinker.Options{APIKey: "tml-build-test"})
 	t.Cleanup(tk.Close)
@@ -25,12 +26,14 @@ func TestBuild(t *testing.T) {
 		services  []string
 		trains    bool
 	}{
-		{name: "defaults", injectors: []string{"skills", "memory"}, services: []string{"learner", "memory"}},
+		{name: "defaults", injectors: []string{"skills", "memory"}, services: []string{"learner", "memory", "skills folder"}},
 		{name: "skills and memory off", set: map[string]string{"skills.enabled": "false", "memory.enabled": "false"},
-			services: []string{"learner", "memory"}},
+			services: []string{"learner", "memory", "skills folder"}},
 		{name: "rl", set: map[string]string{"mode": "rl", "rl.api_key": "tml-build-test", "rl.base_url": tk.URL(),
 			"rl.hf_endpoint": "http://127.0.0.1:9", "rl.prm_votes": "0"},
-			injectors: []string{"skills", "memory"}, services: []string{"policy", "policy context", "learner", "trainer", "memory"}, trains: true},
+			injectors: []string{"skills", "memory"}, services: []string{"policy", "policy context", "learner", "trainer", "memory", "skills folder"}, trains: true},
+		{name: "rollout, no skills folder", set: map[string]string{"skills.sync_dir": "false", "openclaw_env_data_dir": "tasks"},
+			injectors: []string{"skills", "memory"}, services: []string{"learner", "memory", "rollout"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			home := t.TempDir()
@@ -64,6 +67,9 @@ func TestBuild(t *testing.T) {
 			}
 			if got := l.Policy != nil && l.Trainer != nil; got != tc.trains {
 				t.Errorf("policy %v, trainer %v; want both %v", l.Policy != nil, l.Trainer != nil, tc.trains)
+			}
+			if got, want := l.Folder != nil, tc.set["skills.sync_dir"] != "false"; got != want {
+				t.Errorf("skills folder made: %v, want %v", got, want)
 			}
 			if l.Learner == nil || l.Memory == nil || l.Meter == nil {
 				t.Error("a service every mode has is missing")

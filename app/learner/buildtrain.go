@@ -29,6 +29,29 @@ type Policy struct {
 // training service has said it.
 func (p *Policy) ContextLength() int { return int(p.ctxLen.Load()) }
 
+// Problem says why turns are not served by the trained policy, "" when
+// they are or there is no policy (nil: the mode does not train). Status
+// lists it among the setup problems.
+func (p *Policy) Problem() string {
+	if p == nil {
+		return ""
+	}
+	if ok, why := p.Ready(); !ok {
+		return "training policy not serving (turns go to llm.* and are not trained): " + why
+	}
+	return ""
+}
+
+// Health is the policy's part of /healthz (and so of `metaclaw status
+// --json`): nil when there is no policy.
+func (p *Policy) Health() map[string]any {
+	if p == nil {
+		return nil
+	}
+	st := p.Status()
+	return map[string]any{"ready": st.Ready, "reason": st.Reason, "base_model": st.BaseModel, "serving": st.Serving}
+}
+
 // buildPolicy makes the server of the trained policy when the effective
 // mode trains the weights (rl, madmax), with the service that learns its
 // model's context length.

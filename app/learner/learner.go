@@ -2,10 +2,14 @@
 // makes every learning service of a configuration from the store, the
 // log and the pause and training-window state: the skill retriever and
 // the memory service (the proxy's injectors, in that order), the judge
-// and the skill evolver (Learner), and in the training modes the policy
-// server and the trainer. It returns them as a Learning: the injectors,
-// the event sink (Notify), the policy for the proxy, the live settings
-// (SetConfig) and one list of Serve services for the app to run.
+// and the skill evolver (Learner), in the training modes the policy
+// server and the trainer, and when configured the skills folder and
+// programmatic rollout. It returns them as a Learning: the injectors, the
+// event sink (Notify, Consume), the policy for the proxy, the live
+// settings (SetConfig) and one list of Serve services for the app to run.
+// The package also owns the person's pause switch (Pause,
+// MetaLearningPaused) and the check of the llm.* settings
+// (TestConnection).
 //
 // The Learner is the judging and evolution service: when a main turn is
 // recorded it has the judge score the session's previous main turn, with

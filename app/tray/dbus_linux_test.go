@@ -17,7 +17,7 @@ import (
 
 	"github.com/godbus/dbus/v5"
 	"github.com/godbus/dbus/v5/prop"
-	"github.com/metaclaw/metaclaw/app"
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/tray"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -147,7 +147,7 @@ func firstRun(t *testing.T, s *session, port int) {
 	s.waitOpened(func(l string) bool { return strings.HasPrefix(l, "http://127.0.0.1:") }, "a web page URL")
 	run.quit()
 	if got := s.meta(); got != "1" {
-		t.Errorf("after Pause, meta %s = %q, want 1", app.MetaLearningPaused, got)
+		t.Errorf("after Pause, meta %s = %q, want 1", learner.MetaLearningPaused, got)
 	}
 	if out := s.must("autostart", "status"); !strings.HasPrefix(out, "start at login: on") {
 		t.Errorf("autostart status after the click: %q", out)
@@ -175,7 +175,7 @@ func secondRun(t *testing.T, s *session) {
 	}
 	run.quit()
 	if got := s.meta(); got != "" {
-		t.Errorf("after Resume, meta %s = %q, want empty", app.MetaLearningPaused, got)
+		t.Errorf("after Resume, meta %s = %q, want empty", learner.MetaLearningPaused, got)
 	}
 	if out := s.must("autostart", "status"); out != "start at login: off\n" {
 		t.Errorf("autostart status: %q", out)
@@ -209,7 +209,7 @@ func (s *session) meta() string {
 		s.t.Fatal(err)
 	}
 	defer db.Close()
-	v, err := db.Meta(context.Background(), app.MetaLearningPaused)
+	v, err := db.Meta(context.Background(), learner.MetaLearningPaused)
 	if err != nil {
 		s.t.Fatal(err)
 	}

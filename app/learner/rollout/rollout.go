@@ -6,7 +6,7 @@
 // the proxy and are recorded, judged, evolved from and trained on like
 // live ones. Unlike the reference, which samples tasks forever, each task
 // runs openclaw_env_rounds times (0 = forever) and progress survives a
-// restart. Only app imports it.
+// restart. learner.Build makes its Runner from openclaw_env_* (Configure).
 package rollout
 
 import (

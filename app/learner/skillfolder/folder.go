@@ -8,8 +8,9 @@
 // few hundred stats a pass, it works the same on every OS and on network
 // and synced folders, where change notification is unreliable, and it
 // needs no new dependency. It also merges the folder with a git remote
-// (git.go). Only app and app/cli import it; it reaches the library through
-// the store API and skills.Parse/Format alone.
+// (git.go). learner.Build runs it while the app runs (skills.sync_dir) and
+// app/cli syncs with it; it reaches the library through the store API and
+// skills.Parse/Format alone.
 package skillfolder
 
 import (
@@ -147,6 +148,23 @@ func (f *Folder) Last() Report {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.last
+}
+
+// Problem says which skill files the last pass skipped, "" when none did
+// or there is no folder (nil: skills.sync_dir is off). Status lists it
+// among the setup problems.
+func (f *Folder) Problem() string {
+	if f == nil {
+		return ""
+	}
+	broken := f.Last().Broken
+	switch len(broken) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("skills folder: %s skipped: %s", broken[0].Path, broken[0].Err)
+	}
+	return fmt.Sprintf("skills folder: %d files skipped (%s: %s, …); see metaclaw status", len(broken), broken[0].Path, broken[0].Err)
 }
 
 // Sync runs one pass: files into the library, then the library into files.

@@ -55,6 +55,25 @@ func TrainStepAnswer(ctx context.Context, db *store.DB, token string) (ans StepA
 	return ans, ans.Request == token, nil
 }
 
+// AwaitTrainStep polls every poll for the answer to the request token
+// until it comes; when ctx ends first it returns ctx.Err(). The CLI's
+// train-step and the proxy's POST /v1/admin/train_step wait with it.
+func AwaitTrainStep(ctx context.Context, db *store.DB, token string, poll time.Duration) (StepAnswer, error) {
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		ans, ok, err := TrainStepAnswer(ctx, db, token)
+		if err != nil || ok {
+			return ans, err
+		}
+		select {
+		case <-ctx.Done():
+			return ans, ctx.Err()
+		case <-tick.C:
+		}
+	}
+}
+
 // answerRequest runs a step for a train-step request not answered yet.
 func (t *Trainer) answerRequest(ctx context.Context) {
 	req, err := t.db.Meta(ctx, MetaTrainStepRequest)

@@ -1,4 +1,4 @@
-package app
+package learner
 
 import (
 	"context"
@@ -16,7 +16,8 @@ import (
 // TestConnection checks that llm.* works: it asks the provider for its
 // models (GET /models) with the key, and when the provider has no such
 // list, for a one-token answer from llm.model_id. It says what failed: no
-// key, a refused key, an unknown model, an unreachable address.
+// key, a refused key, an unknown model, an unreachable address. The CLI's
+// setup and the web page's settings call it.
 func TestConnection(ctx context.Context, cfg config.Config) error {
 	ep := llm.Endpoint{API: llm.APIOpenAI, BaseURL: cfg.LLM.APIBase, APIKey: cfg.LLM.APIKey, Model: cfg.LLM.ModelID,
 		Timeout: 20 * time.Second}

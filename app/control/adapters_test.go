@@ -1,4 +1,4 @@
-package app
+package control
 
 import (
 	"context"
@@ -15,14 +15,14 @@ import (
 // was not.
 func TestExplainSkills(t *testing.T) {
 	t.Parallel()
-	db := evalDB(t)
+	db := openDB(t)
 	ctx := context.Background()
 	if _, err := skills.InstallStarter(ctx, db, assets.Skills()); err != nil {
 		t.Fatal(err)
 	}
 	r := skills.NewRetriever(db, skills.OptionsFrom(config.Defaults().Skills), nil)
 	defer r.Close()
-	inj := skillExplainer{r}
+	inj := SkillExplainer{r}
 	openaiBody := `{"model":"m","messages":[{"role":"system","content":"You are helpful."},{"role":"user","content":"[Sun 2026-11-29 20:59 UTC] write a git commit message for my staged changes"}]}`
 	anthropicBody := `{"model":"m","max_tokens":9,"system":"x","messages":[{"role":"user","content":[{"type":"text","text":"write a git commit message for my staged changes"}]}]}`
 	for _, tc := range []struct{ name, api, body string }{
