@@ -121,8 +121,8 @@ func TestLayerOf(t *testing.T) {
 		module + "/proxy/openai": "proxy/*", module + "/app/learner/tinker": "learner", module + "/app/tray": "app",
 		module + "/app/cmd/metaclaw": "cmd", module + "/web": "web", module + "/idle": "idle",
 		module + "/proxy/learning": "shared", module + "/proxy/learningx": "proxy/*",
-		module + "/app/learner/memory/memapi": "learner",
-		module + "/idle/windows":              "idle", module + "/" + testutilPkg: "testutil",
+		module + "/app/learner/memory/memapi": "learner", module + "/app/control": "app",
+		module + "/idle/windows": "idle", module + "/" + testutilPkg: "testutil",
 	} {
 		if got := layerOf(pkg); got != want {
 			t.Errorf("layerOf(%s) = %s, want %s", pkg, got, want)
