@@ -55,6 +55,14 @@ func evalDB(t *testing.T) *store.DB {
 // configuration.
 func evalSkills(t *testing.T, set *evalsets.Set) skillReport {
 	t.Helper()
+	return evalSkillsWith(t, set, skills.OptionsFrom(config.Defaults().Skills), nil)
+}
+
+// evalSkillsWith is evalSkills with the retriever's options and an
+// embedder made for its database (newEmb nil: keyword search); it waits
+// for the library (and its vectors) before the first turn.
+func evalSkillsWith(t *testing.T, set *evalsets.Set, opts skills.Options, newEmb func(*store.DB) skills.Embedder) skillReport {
+	t.Helper()
 	ctx := context.Background()
 	db := evalDB(t)
 	rep, err := skills.ImportDir(ctx, db, set.SkillsDir)
@@ -65,7 +73,15 @@ func evalSkills(t *testing.T, set *evalsets.Set) skillReport {
 	for _, fe := range rep.Errors {
 		t.Logf("skill refused: %v", fe)
 	}
-	inj := skills.NewRetriever(db, skills.OptionsFrom(config.Defaults().Skills), nil)
+	var emb skills.Embedder
+	if newEmb != nil {
+		emb = newEmb(db)
+	}
+	inj := skills.NewRetriever(db, opts, emb)
+	defer inj.Close()
+	if err := inj.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
 	var all, clean, noisy skillTally
 	for _, turn := range set.Turns {
 		conv, err := proxy.Conversation(turn.API, turn.Request)

@@ -44,9 +44,28 @@ func TestRetrievalWordVectors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	reportVectors(t, func(*store.DB) vecSource { return tableSource(tab) })
+}
+
+// vecSource gives the vectors a ranking study compares: a skill's and a
+// request's (the query the core builds, and the request's text).
+type vecSource struct {
+	skill func(s store.Skill) []float32
+	query func(req retrieval.Request, q retrieval.Query) []float32
+}
+
+// tableSource is a localvec table's SIF-weighted means.
+func tableSource(tab *localvec.Table) vecSource {
+	return vecSource{skill: func(s store.Skill) []float32 { return skillVector(tab, s) },
+		query: func(_ retrieval.Request, q retrieval.Query) []float32 { return queryVector(tab, q) }}
+}
+
+// reportVectors ranks dev and dev2 by BM25F, by the vectors and by two
+// fusions, then runs the abstention search with the cosine as evidence.
+func reportVectors(t *testing.T, src func(*store.DB) vecSource) {
 	var sets [2][]vecTurn
 	for i, name := range []string{"dev", "dev2"} {
-		lib, turns := vecTurns(t, tab, name)
+		lib, turns := vecTurns(t, src, name)
 		sets[i] = turns
 		reportRanking(t, name, lib, turns)
 	}
@@ -64,11 +83,12 @@ type vecTurn struct {
 
 // vecTurns ranks every turn of a set by BM25F (the retriever without
 // abstention, and the index over the whole library) and by vectors.
-func vecTurns(t *testing.T, tab *localvec.Table, name string) ([]store.Skill, []vecTurn) {
+func vecTurns(t *testing.T, newSrc func(*store.DB) vecSource, name string) ([]store.Skill, []vecTurn) {
 	t.Helper()
 	es := loadSet(t, filepath.Join("learner", "evalsets", name))
 	ctx := context.Background()
 	db := evalDB(t)
+	src := newSrc(db)
 	if _, err := skills.ImportDir(ctx, db, es.SkillsDir); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +100,7 @@ func vecTurns(t *testing.T, tab *localvec.Table, name string) ([]store.Skill, []
 	docs := map[string][]float32{}
 	for _, s := range lib {
 		ix.Put(s.ID, s, strings.ReplaceAll(s.Name, "-", " "), s.Description, strings.Join(s.Tags, " "), s.Body)
-		docs[s.Name] = skillVector(tab, s)
+		docs[s.Name] = src.skill(s)
 	}
 	opts := skills.OptionsFrom(config.Defaults().Skills)
 	opts.Evidence = skills.Evidence{MinCoverage: -1, MinRelative: -1, MinScore: -1, UnknownIDF: 0.5, BodyShare: 0.5}
@@ -96,14 +116,15 @@ func vecTurns(t *testing.T, tab *localvec.Table, name string) ([]store.Skill, []
 		if err != nil {
 			t.Fatal(err)
 		}
-		q := retrieval.Read(conv).Query(nil)
+		req := retrieval.Read(conv)
+		q := req.Query(nil)
 		vt := vecTurn{turnCands: turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy},
 			bm25: map[string]float64{}, cos: map[string]float64{}, noRelevant: len(turn.Relevant) == 0}
 		hits, _ := ix.Search(q, len(lib))
 		for _, h := range hits {
 			vt.bm25[h.Doc.Name] = h.Score
 		}
-		qv := queryVector(tab, q)
+		qv := src.query(req, q)
 		for _, s := range lib {
 			vt.cos[s.Name] = retrieval.Cosine(qv, docs[s.Name])
 		}
@@ -253,6 +274,9 @@ func reportRanking(t *testing.T, name string, lib []store.Skill, turns []vecTurn
 		{"vectors", func(vt vecTurn, n string) float64 { return vt.cos[n] }},
 		{"BM25F/best + max(0, cos-0.2)", func(vt vecTurn, n string) float64 {
 			return relativeBM25(vt, n) + math.Max(0, vt.cos[n]-0.2)
+		}},
+		{"Fuse(BM25F/best, cos 0.2-0.7)", func(vt vecTurn, n string) float64 {
+			return retrieval.Fuse(relativeBM25(vt, n), retrieval.EmbeddingRelevance(vt.cos[n], 0.2, 0.7))
 		}},
 		{"RRF k=10, vectors 0.5", func(vt vecTurn, n string) float64 {
 			return 1/(10+float64(vt.bmRank[n])) + 0.5/(10+float64(vt.vecRank[n]))

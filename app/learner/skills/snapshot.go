@@ -270,8 +270,8 @@ func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skil
 	return nil
 }
 
-// embedText is what a skill's vector is computed from.
-func embedText(sk store.Skill) string {
+// EmbedText is what a skill's vector is computed from.
+func EmbedText(sk store.Skill) string {
 	body := sk.Body
 	if len(body) > 1500 {
 		body = body[:1500]
@@ -285,7 +285,7 @@ func (s *libraryState) fillVectors(ctx context.Context, ix *retrieval.Index[stor
 	var texts []string
 	ix.Each(func(key int64, sk store.Skill, vec []float32) bool {
 		if vec == nil {
-			ids, texts = append(ids, key), append(texts, embedText(sk))
+			ids, texts = append(ids, key), append(texts, EmbedText(sk))
 		}
 		return true
 	})

@@ -9,7 +9,10 @@
 // No table is shipped and no product path reads one: app's
 // TestRetrievalWordVectors uses it to measure whether word vectors would
 // help skill recall, and on the development sets they did not
-// (docs/retrieval.md, round 3).
+// (docs/retrieval.md, round 3). Beside it, use/server.mjs serves a
+// sentence encoder as an OpenAI-compatible embeddings endpoint on
+// 127.0.0.1, through which app's TestRetrievalEmbeddingEndpoint measures
+// the embedding and hybrid modes (round 4).
 //
 // The format (little-endian): the magic "MCWV", the version (uint32 1),
 // the number of words and of dimensions (uint32 each); each word as its
