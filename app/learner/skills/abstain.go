@@ -30,9 +30,16 @@ import (
 //     a higher floor: a second skill must be strong evidence in itself,
 //     not only close to a weak best match (on both development sets most
 //     skills injected second or later were wrong).
-//   - With embeddings, the cosine similarity too (see retrieval.Fuse): in
-//     hybrid mode the fused relevance (coverage and calibrated similarity
-//     averaged) must reach MinFused, so the two signals must agree.
+//   - With embeddings, the cosine similarity too. In hybrid mode the
+//     keyword rule above still decides (a skill must match the request's
+//     words, hold the score floors and be within MinRelative of the best
+//     BM25F score); the candidates are ordered by the fused relevance
+//     (retrieval.Fuse of the BM25F score as a share of the best and the
+//     calibrated similarity), which must reach MinFused, so the two
+//     signals must agree. Measured with two real encoders, ranking by coverage instead
+//     or letting the similarity stand in for the keyword rule injected
+//     more wrong skills and fewer right ones than keyword mode
+//     (docs/retrieval.md, round 4).
 type Evidence struct {
 	MinCoverage, MinRelative, MinScore float64
 	MinScoreNext                       float64
@@ -158,8 +165,13 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 	case vectors && r.opts.Mode == ModeEmbedding:
 		key = func(c Candidate) float64 { return c.Cosine }
 	case vectors:
+		top := lexTop(cands)
 		for i := range cands {
-			cands[i].Fused = retrieval.Fuse(cands[i].Coverage, retrieval.EmbeddingRelevance(cands[i].Cosine, ev.CosineLow, ev.CosineHigh))
+			lex := 0.0
+			if top > 0 {
+				lex = cands[i].Score / top
+			}
+			cands[i].Fused = retrieval.Fuse(lex, retrieval.EmbeddingRelevance(cands[i].Cosine, ev.CosineLow, ev.CosineHigh))
 		}
 		key = func(c Candidate) float64 { return c.Fused }
 	}
@@ -173,10 +185,16 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 		return
 	}
 	best := key(cands[0])
+	hybrid, lexBest := vectors && r.opts.Mode != ModeEmbedding, lexTop(cands)
 	fits := 0 // candidates that showed the evidence so far
 	for i := range cands {
 		c := &cands[i]
-		if best > 0 {
+		switch {
+		case hybrid && lexBest > 0:
+			// The keyword rule's share of the best is BM25F's: the fused
+			// key is closer between candidates and let in more wrong ones.
+			c.Relative = c.Score / lexBest
+		case !hybrid && best > 0:
 			c.Relative = key(*c) / best
 		}
 		r.judgeOne(c, vectors, fits)
@@ -184,6 +202,15 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 			fits++
 		}
 	}
+}
+
+// lexTop is the best BM25F score among cands.
+func lexTop(cands []Candidate) float64 {
+	top := 0.0
+	for _, c := range cands {
+		top = math.Max(top, c.Score)
+	}
+	return top
 }
 
 // judgeOne sets the threshold a candidate is held to and the reason it
@@ -197,26 +224,35 @@ func (r *Retriever) judgeOne(c *Candidate, vectors bool, fits int) {
 			c.Reason = fmt.Sprintf("similarity %.2f (%.2f of the best)", c.Cosine, c.Relative)
 		}
 	case vectors:
-		c.Threshold = fmt.Sprintf("fused relevance ≥ %.2f, ≥ %.2f of the best", ev.MinFused, ev.MinRelative)
-		if c.Fused < ev.MinFused || c.Relative < ev.MinRelative {
-			c.Reason = fmt.Sprintf("fused relevance %.2f (coverage %.2f, similarity %.2f)", c.Fused, c.Coverage, c.Cosine)
+		r.keywordRule(c, fits)
+		c.Threshold += fmt.Sprintf(" (fused), fused relevance ≥ %.2f", ev.MinFused)
+		if c.Reason == "" && c.Fused < ev.MinFused {
+			c.Reason = fmt.Sprintf("fused relevance %.2f (similarity %.2f)", c.Fused, c.Cosine)
 		}
 	default:
-		floor := ev.MinScore
-		if fits > 0 {
-			floor = max(ev.MinScore, ev.MinScoreNext)
-		}
-		c.Threshold = fmt.Sprintf("coverage ≥ %.2f, score ≥ %.1f and ≥ %.2f of the best", ev.MinCoverage, floor, ev.MinRelative)
-		switch {
-		case c.HeadTerms == 0:
-			c.Reason = "matches the request in its body only"
-		case c.Coverage < ev.MinCoverage:
-			c.Reason = fmt.Sprintf("matches %.2f of the request", c.Coverage)
-		case c.Score < floor && !(c.NameTerms > 0 && c.Coverage >= 0.5):
-			c.Reason = fmt.Sprintf("score %.2f below the floor", c.Score)
-		case c.Relative < ev.MinRelative:
-			c.Reason = fmt.Sprintf("%.2f of the best match", c.Relative)
-		}
+		r.keywordRule(c, fits)
+	}
+}
+
+// keywordRule holds c to the keyword evidence: words of the request in its
+// name, description or tags, coverage, the score floors and its share of
+// the best.
+func (r *Retriever) keywordRule(c *Candidate, fits int) {
+	ev := r.opts.Evidence
+	floor := ev.MinScore
+	if fits > 0 {
+		floor = max(ev.MinScore, ev.MinScoreNext)
+	}
+	c.Threshold = fmt.Sprintf("coverage ≥ %.2f, score ≥ %.1f and ≥ %.2f of the best", ev.MinCoverage, floor, ev.MinRelative)
+	switch {
+	case c.HeadTerms == 0:
+		c.Reason = "matches the request in its body only"
+	case c.Coverage < ev.MinCoverage:
+		c.Reason = fmt.Sprintf("matches %.2f of the request", c.Coverage)
+	case c.Score < floor && !(c.NameTerms > 0 && c.Coverage >= 0.5):
+		c.Reason = fmt.Sprintf("score %.2f below the floor", c.Score)
+	case c.Relative < ev.MinRelative:
+		c.Reason = fmt.Sprintf("%.2f of the best match", c.Relative)
 	}
 }
 

@@ -217,3 +217,76 @@ func TestEfficacyFactor(t *testing.T) {
 		})
 	}
 }
+
+// TestHybridKeepsTheKeywordRule: in hybrid mode the embedding reorders what
+// keyword evidence supports and may veto it, but never adds a skill the
+// keyword rule leaves out: a request keyword mode gives nothing gets
+// nothing, a skill found by its vector alone is not injected, and the
+// share of the best is BM25F's.
+func TestHybridKeepsTheKeywordRule(t *testing.T) {
+	t.Parallel()
+	up := fakeupstream.New()
+	base, err := up.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	up.SetEmbeddingDim(4096)
+	db := openDB(t)
+	ctx := context.Background()
+	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
+		t.Fatal(err)
+	}
+	ev := DefaultEvidence
+	ev.CosineLow, ev.CosineHigh, ev.MinFused = 0, 0.5, 0.3 // the fake's similarities are low
+	opts := Options{TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 4000, Evidence: ev}
+	opts.Mode = ModeKeyword
+	kw := NewRetriever(db, opts, nil)
+	defer kw.Close()
+	opts.Mode = ModeHybrid
+	hy := NewRetriever(db, opts, retrieval.NewEmbedder(db, base+"/v1", "k", "fake-embed"))
+	defer hy.Close()
+	if err := hy.Refresh(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		"write a git commit message for my change",
+		"my pytest run fails with ModuleNotFoundError after upgrading",
+		"what's the weather in Lisbon tomorrow",
+		"thanks, that's all",
+		"review this pull request and check the error handling",
+		"message me when the change is done",
+	} {
+		msgs := []Message{{Role: "user", Text: q}}
+		k, err := kw.Select(ctx, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, err := hy.Select(ctx, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(k.Skills) == 0 && len(h.Skills) > 0 {
+			t.Errorf("%q: keyword mode injects nothing, hybrid %v", q, h.IDs)
+		}
+		top, vectorOnly := 0.0, 0
+		for _, c := range h.Considered {
+			top = math.Max(top, c.Score)
+			if c.Score == 0 {
+				vectorOnly++
+			}
+		}
+		for _, c := range h.Considered {
+			if top > 0 && math.Abs(c.Relative-c.Score/top) > 1e-9 {
+				t.Errorf("%q: %s relative %.3f, BM25F share %.3f", q, c.Skill.Name, c.Relative, c.Score/top)
+			}
+			if !c.Injected {
+				continue
+			}
+			if c.Score == 0 || c.HeadTerms == 0 || c.Coverage < ev.MinCoverage || c.Fused < ev.MinFused {
+				t.Errorf("%q: %s injected without the evidence: score %.2f head %d coverage %.2f fused %.2f", q, c.Skill.Name, c.Score, c.HeadTerms, c.Coverage, c.Fused)
+			}
+		}
+		t.Logf("%q: keyword %v, hybrid %v (%d candidates by vector only)", q, k.IDs, h.IDs, vectorOnly)
+	}
+}
