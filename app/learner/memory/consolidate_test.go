@@ -76,7 +76,7 @@ func TestConsolidate(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			db := openDB(t)
-			s := New(Options{DB: db})
+			s := newService(t, Options{DB: db})
 			var ids []int64
 			for _, m := range seed(t, db, "s", tt.existing...) {
 				ids = append(ids, m.ID)
@@ -110,7 +110,7 @@ func TestConsolidate(t *testing.T) {
 func TestReinforceRaisesImportance(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
-	s := New(Options{DB: db})
+	s := newService(t, Options{DB: db})
 	m := seed(t, db, "s", store.MemoryInput{Type: store.MemoryFact, Content: "The user is allergic to peanuts.", Importance: 0.5, Confidence: 0.5})[0]
 	for range 2 {
 		if _, err := s.consolidate(context.Background(), "s", []Candidate{{Type: "fact", Content: "User is allergic to peanuts", Importance: 0.4, Confidence: 0.9}},
@@ -127,7 +127,7 @@ func TestReinforceRaisesImportance(t *testing.T) {
 func TestSupersedesNeverCrossScopes(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
-	s := New(Options{DB: db})
+	s := newService(t, Options{DB: db})
 	bob := seed(t, db, "bob", store.MemoryInput{Type: store.MemoryPreference, Topic: "editor", Content: "Bob uses Emacs."})[0]
 	// A model that names another scope's memory, and the same topic.
 	_, err := s.consolidate(context.Background(), "alice", []Candidate{{Type: "preference", Topic: "editor", Content: "Alice uses Vim.",

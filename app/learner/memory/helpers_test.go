@@ -191,3 +191,13 @@ func sortStrings() cmp.Option {
 }
 
 func readFile(p string) ([]byte, error) { return os.ReadFile(p) }
+
+// newService makes a service whose retriever's background work ends
+// before the test's database closes and its folder is removed (a build
+// still reading then left files behind: "directory not empty").
+func newService(tb testing.TB, o Options) *Service {
+	tb.Helper()
+	s := New(o)
+	tb.Cleanup(s.Retriever().Close)
+	return s
+}

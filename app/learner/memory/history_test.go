@@ -31,7 +31,7 @@ func TestImportKeepsEveryMemory(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	ck := newClock()
-	s := New(Options{DB: db, Now: ck.Now, Retrieval: RetrieveOptions{MaxUnits: 6}})
+	s := newService(t, Options{DB: db, Now: ck.Now, Retrieval: RetrieveOptions{MaxUnits: 6}})
 	ctx := context.Background()
 	if _, err := s.Add(ctx, store.MemoryInput{Scope: "u", Type: store.MemoryPreference, Topic: "editor theme", Content: "Prefers dark mode"}); err != nil {
 		t.Fatal(err)
@@ -59,7 +59,7 @@ func TestImportedEpisodesAgeFromImport(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	ck := newClock()
-	s := New(Options{DB: db, Now: ck.Now, Retrieval: RetrieveOptions{MaxUnits: 6, HalfLife: 30 * 24 * time.Hour}})
+	s := newService(t, Options{DB: db, Now: ck.Now, Retrieval: RetrieveOptions{MaxUnits: 6, HalfLife: 30 * 24 * time.Hour}})
 	said := ck.Now().AddDate(-1, 0, 0)
 	importFile(t, s, "u", ExportedMemory{Scope: "u", Type: store.MemoryEpisode, Content: "Planned the move to Lisbon",
 		Importance: 0.5, Confidence: 0.9, ValidFrom: said, CreatedAt: said, UpdatedAt: said})
@@ -116,7 +116,7 @@ func TestTimeAndMultiFactRetrieval(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	ck := newClock()
-	s := New(Options{DB: db, Now: ck.Now, Retrieval: RetrieveOptions{MaxUnits: 2}})
+	s := newService(t, Options{DB: db, Now: ck.Now, Retrieval: RetrieveOptions{MaxUnits: 2}})
 	ctx := context.Background()
 	at := func(days int) time.Time { return ck.Now().AddDate(0, 0, -days) }
 	var ms []ExportedMemory

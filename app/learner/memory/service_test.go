@@ -44,7 +44,7 @@ func TestSessionEndExtractsWhatTheUserSaid(t *testing.T) {
 	db := openDB(t)
 	fm := newFakeModel(t, preferenceModel)
 	clk := newClock()
-	s := New(Options{DB: db, Completer: fm.client, AutoExtract: true, Now: clk.Now})
+	s := newService(t, Options{DB: db, Completer: fm.client, AutoExtract: true, Now: clk.Now})
 	users := []string{
 		"[Mon 2026-11-02 09:00 UTC] I prefer tabs for indentation. Please fix the linter.\n\nRuntime: agent=main | host=box",
 		"I prefer short answers.",
@@ -107,7 +107,7 @@ func TestRulesWhenTheModelFailsThenModelPass(t *testing.T) {
 	fm := newFakeModel(t, preferenceModel)
 	fm.setFail(true)
 	clk := newClock()
-	s := New(Options{DB: db, Completer: fm.client, AutoExtract: true, Now: clk.Now, RetryAfter: time.Minute})
+	s := newService(t, Options{DB: db, Completer: fm.client, AutoExtract: true, Now: clk.Now, RetryAfter: time.Minute})
 	recordSession(t, db, "s1", "alice", "sys", clk.Now(), []string{"My name is Ada Lovelace. I prefer tabs."}, []string{"Hi Ada."})
 	rep, err := s.ExtractSession(ctx, "s1")
 	if err != nil {
@@ -144,7 +144,7 @@ func TestModelPassGivesUp(t *testing.T) {
 	fm := newFakeModel(t, preferenceModel)
 	fm.setFail(true)
 	clk := newClock()
-	s := New(Options{DB: db, Completer: fm.client, Now: clk.Now, RetryAfter: time.Minute, MaxAttempts: 2})
+	s := newService(t, Options{DB: db, Completer: fm.client, Now: clk.Now, RetryAfter: time.Minute, MaxAttempts: 2})
 	recordSession(t, db, "s1", "u", "sys", clk.Now(), []string{"I prefer tabs."}, []string{"ok"})
 	if _, err := s.ExtractSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestFlushEveryAndContext(t *testing.T) {
 	ctx := context.Background()
 	fm := newFakeModel(t, preferenceModel)
 	clk := newClock()
-	s := New(Options{DB: db, Completer: fm.client, AutoExtract: true, FlushEvery: 2, Now: clk.Now})
+	s := newService(t, Options{DB: db, Completer: fm.client, AutoExtract: true, FlushEvery: 2, Now: clk.Now})
 	users := []string{"I prefer Go.", "I prefer Postgres.", "I prefer Fridays off."}
 	answers := []string{"a1", "a2", "a3"}
 	recordSession(t, db, "s", "u", "sys", clk.Now(), users[:1], answers[:1])
@@ -209,7 +209,7 @@ func TestPausedThenCatchUp(t *testing.T) {
 	clk := newClock()
 	var paused atomic.Bool
 	paused.Store(true)
-	s := New(Options{DB: db, Completer: fm.client, AutoExtract: true, Now: clk.Now, Paused: paused.Load})
+	s := newService(t, Options{DB: db, Completer: fm.client, AutoExtract: true, Now: clk.Now, Paused: paused.Load})
 	s.markSince(ctx)
 	recordSession(t, db, "s", "u", "sys", clk.Now(), []string{"I prefer tea."}, []string{"ok"})
 	db.EndSession(ctx, "s", "done", clk.Now())
@@ -230,7 +230,7 @@ func TestDecay(t *testing.T) {
 	db := openDB(t)
 	ctx := context.Background()
 	clk := newClock()
-	s := New(Options{DB: db, Now: clk.Now})
+	s := newService(t, Options{DB: db, Now: clk.Now})
 	old := clk.Now().Add(-200 * 24 * time.Hour)
 	seed(t, db, "u",
 		store.MemoryInput{Type: store.MemoryEpisode, Content: "Old unused episode.", Importance: 0.5, At: old},
@@ -251,7 +251,7 @@ func TestServeHandlesEventsAndForget(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	fm := newFakeModel(t, preferenceModel)
-	s := New(Options{DB: db, Completer: fm.client, AutoExtract: true, Retrieval: RetrieveOptions{MaxUnits: 6}, Tick: 10 * time.Millisecond})
+	s := newService(t, Options{DB: db, Completer: fm.client, AutoExtract: true, Retrieval: RetrieveOptions{MaxUnits: 6}, Tick: 10 * time.Millisecond})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(ctx) }()
@@ -289,7 +289,7 @@ func TestExportImport(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	src := openDB(t)
-	a := New(Options{DB: src})
+	a := newService(t, Options{DB: src})
 	a.Add(ctx, store.MemoryInput{Scope: "u", Type: "preference", Topic: "editor", Content: "Uses Helix.", Pinned: true})
 	a.Add(ctx, store.MemoryInput{Scope: "u", Type: "preference", Topic: "editor", Content: "Uses Zed now."})
 	a.Add(ctx, store.MemoryInput{Scope: "u", Type: "fact", Content: "Has a cat."})
@@ -298,7 +298,7 @@ func TestExportImport(t *testing.T) {
 		t.Fatalf("Export = %d, %v", n, err)
 	}
 	dst := openDB(t)
-	b := New(Options{DB: dst})
+	b := newService(t, Options{DB: dst})
 	b.Add(ctx, store.MemoryInput{Scope: "v", Type: "fact", Content: "Has a cat."})
 	rep, err := b.Import(ctx, bytes.NewReader(buf.Bytes()), "v")
 	if err != nil {
@@ -326,7 +326,7 @@ func TestEchoesAreNotRestatements(t *testing.T) {
 		return answerJSON(Candidate{Type: "fact", Topic: "pet", Content: "The user has a cat named Miso."},
 			Candidate{Type: "fact", Topic: "pet", Content: "User has a cat named Miso"})
 	})
-	s := New(Options{DB: db, Completer: fm.client, AutoExtract: true, Retrieval: RetrieveOptions{MaxUnits: 6}})
+	s := newService(t, Options{DB: db, Completer: fm.client, AutoExtract: true, Retrieval: RetrieveOptions{MaxUnits: 6}})
 	m := seed(t, db, "u", store.MemoryInput{Type: store.MemoryFact, Topic: "pet", Content: "The user has a cat named Miso."})[0]
 	recordSession(t, db, "s", "u", "sys", time.Now(), []string{"My cat Miso says hi"}, []string{"Hi Miso!"})
 	if _, err := s.ExtractSession(ctx, "s"); err != nil {
