@@ -58,6 +58,14 @@ func TestRetrievalEmbeddingEndpoint(t *testing.T) {
 			})
 			t.Logf("%s, %s mode, %s\n%s", filepath.Base(dir), mode, ce, rep)
 		}
+		if len(set.Questions) == 0 {
+			continue
+		}
+		for _, mode := range []string{"keyword", "embedding", "hybrid"} {
+			rep := evalMemoryWith(t, set, map[string]string{"memory.retrieval_mode": mode,
+				"skills.embedding_api_base": base, "skills.embedding_model": model})
+			t.Logf("%s, memory %s mode\n%s", filepath.Base(dir), mode, rep)
+		}
 	}
 }
 

@@ -131,10 +131,22 @@ func (c *evalClock) now() time.Time { return c.t }
 // room for 10 memories.
 func evalMemory(t *testing.T, set *evalsets.Set) *memoryReport {
 	t.Helper()
+	return evalMemoryWith(t, set, nil)
+}
+
+// evalMemoryWith is evalMemory with more settings (the retrieval mode and
+// the embeddings endpoint, say); with embeddings every person's memories
+// have their vectors before the first question.
+func evalMemoryWith(t *testing.T, set *evalsets.Set, settings map[string]string) *memoryReport {
+	t.Helper()
 	ctx := context.Background()
 	db := evalDB(t)
 	cfg := config.Defaults()
-	for k, v := range map[string]string{"memory.max_injected_units": "10", "memory.max_injected_tokens": "0"} {
+	all := map[string]string{"memory.max_injected_units": "10", "memory.max_injected_tokens": "0"}
+	for k, v := range settings {
+		all[k] = v
+	}
+	for k, v := range all {
 		if err := cfg.Set(k, v); err != nil {
 			t.Fatal(err)
 		}
@@ -151,6 +163,11 @@ func evalMemory(t *testing.T, set *evalsets.Set) *memoryReport {
 	ids := map[string]string{} // memory id → evidence unit
 	for _, m := range ms {
 		ids[fmt.Sprint(m.ID)] = units[m.Scope+"\x00"+m.Content]
+	}
+	for _, c := range set.Conversations {
+		if err := svc.Retriever().Warm(ctx, personScope(c.Person)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	inj := svc
 	for _, q := range set.Questions {

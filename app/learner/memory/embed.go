@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -73,6 +74,33 @@ func (ix *scopeIndex) setVectors(ids []int64, texts []string, vs [][]float32) {
 	for i, id := range ids {
 		if e := ix.get(id); e != nil && e.content == texts[i] {
 			ix.ix.SetVector(id, vs[i])
+		}
+	}
+}
+
+// Warm builds scope's index if it is not built and, with embeddings on,
+// fills every missing vector before it returns, so that the next searches
+// rank with vectors (a turn never waits for this: it ranks with what it
+// has). It is for one-off searches and measurements.
+func (r *Retriever) Warm(ctx context.Context, scope string) error {
+	ix, err := r.index(ctx, scope)
+	if err != nil || !r.useVectors() {
+		return err
+	}
+	for {
+		if ids, _ := ix.missingVectors(1); len(ids) == 0 {
+			return nil
+		}
+		if !ix.filling.Load() {
+			r.fillVectors(ix)
+			if ids, _ := ix.missingVectors(1); len(ids) > 0 && !ix.filling.Load() {
+				return errors.New("memory vectors: the embeddings endpoint did not answer for every memory (see the log)")
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

@@ -3,6 +3,8 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -95,7 +97,7 @@ func TestSelectScopesPinsAndHistory(t *testing.T) {
 	t.Parallel()
 	db := openDB(t)
 	ctx := context.Background()
-	s := New(Options{DB: db, Retrieval: RetrieveOptions{MaxUnits: 6, MaxTokens: 800}})
+	s := newService(t, Options{DB: db, Retrieval: RetrieveOptions{MaxUnits: 6, MaxTokens: 800}})
 	seed(t, db, "bob", store.MemoryInput{Type: store.MemoryPreference, Topic: "editor theme", Content: "Bob likes a solarized editor theme."})
 	seed(t, db, "alice", store.MemoryInput{Type: store.MemoryFact, Topic: "name", Content: "The user's name is Alice."})
 	dark := seed(t, db, "alice", store.MemoryInput{Type: store.MemoryPreference, Topic: "editor theme", Content: "The user likes a dark editor theme."})[0]
@@ -286,5 +288,95 @@ func TestEmptyScopeSkipsTheQuery(t *testing.T) {
 	selectOnce(t, r, "carol", msgs, "the new memory never reached the index")
 	if emb.queries.Load() == 0 {
 		t.Error("the query of a scope with memories was not embedded")
+	}
+}
+
+// failingEmbedder answers the queries and refuses batches (the memories').
+type failingEmbedder struct{}
+
+func (failingEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	if len(texts) > 1 {
+		return nil, errors.New("503 from the embeddings endpoint")
+	}
+	return [][]float32{{1, 0}}, nil
+}
+
+// TestWarmFillsEveryVector: Warm returns once the scope's index holds a
+// vector for every memory, and says so when the endpoint fails instead of
+// waiting for ever.
+func TestWarmFillsEveryVector(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	ctx := context.Background()
+	for i := range 300 { // more than one fill batch
+		seed(t, db, "dana", store.MemoryInput{Type: store.MemoryFact, Topic: fmt.Sprintf("fact %d", i), Content: fmt.Sprintf("Fact number %d about the garden.", i)})
+	}
+	r := NewRetriever(db, RetrieveOptions{Mode: ModeHybrid, MaxUnits: 4, MaxTokens: 800}, &countingEmbedder{}, nil, nil)
+	t.Cleanup(r.Close)
+	if err := r.Warm(ctx, "dana"); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := r.index(ctx, "dana")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids, _ := ix.missingVectors(1000); len(ids) != 0 {
+		t.Errorf("%d memories without a vector after Warm", len(ids))
+	}
+	bad := NewRetriever(db, RetrieveOptions{Mode: ModeHybrid, MaxUnits: 4, MaxTokens: 800}, failingEmbedder{}, nil, nil)
+	t.Cleanup(bad.Close)
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := bad.Warm(wctx, "dana"); err == nil || wctx.Err() != nil {
+		t.Errorf("Warm with a failing endpoint: %v (context %v)", err, wctx.Err())
+	}
+	kw := NewRetriever(db, RetrieveOptions{Mode: ModeKeyword, MaxUnits: 4, MaxTokens: 800}, failingEmbedder{}, nil, nil)
+	t.Cleanup(kw.Close)
+	if err := kw.Warm(ctx, "dana"); err != nil {
+		t.Errorf("Warm in keyword mode: %v", err)
+	}
+}
+
+// pointingEmbedder points the query and the hiking memory one way and
+// every other text the other: similarity 1 for the memory that shares no
+// word with the question, 0 for the one that answers it.
+type pointingEmbedder struct{}
+
+func (pointingEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = []float32{0, 1}
+		if strings.Contains(t, "hiking") || strings.HasPrefix(t, "What did I plant") {
+			out[i] = []float32{1, 0}
+		}
+	}
+	return out, nil
+}
+
+// TestHybridKeepsTheKeywordEvidence: in hybrid mode a memory is admitted
+// by its words and ordered with the similarity; a similar memory that
+// shares no word with the question is not injected, and one that answers
+// it in words is, however dissimilar its vector.
+func TestHybridKeepsTheKeywordEvidence(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	ctx := context.Background()
+	seed(t, db, "erin", store.MemoryInput{Type: store.MemoryFact, Topic: "garden", Content: "The user planted tomatoes in the garden in May."})
+	seed(t, db, "erin", store.MemoryInput{Type: store.MemoryPreference, Topic: "weekends", Content: "The user enjoys hiking on weekends."})
+	r := NewRetriever(db, RetrieveOptions{Mode: ModeHybrid, MaxUnits: 4, MaxTokens: 800}, pointingEmbedder{}, nil, nil)
+	t.Cleanup(r.Close)
+	if err := r.Warm(ctx, "erin"); err != nil {
+		t.Fatal(err)
+	}
+	sel, err := r.Select(ctx, "erin", []Message{{Role: "user", Text: "What did I plant in the garden?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range sel.Memories {
+		got = append(got, m.Content)
+	}
+	if len(got) != 1 || !strings.Contains(got[0], "tomatoes") {
+		t.Errorf("hybrid injected %q, want only the garden memory", got)
 	}
 }
