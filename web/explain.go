@@ -18,14 +18,20 @@ type SkillExplanation struct {
 	Request string   // the request read out of the conversation
 	Terms   []string // its terms
 	Rule    string   // the evidence a skill must show
+	Mode    string   // how the skills were ranked (keyword, embedding, hybrid)
 	Skills  []ExplainedSkill
 }
+
+// Vectors reports whether the ranking used embeddings (the table then
+// shows each skill's similarity and fused relevance).
+func (e SkillExplanation) Vectors() bool { return e.Mode == "embedding" || e.Mode == "hybrid" }
 
 // ExplainedSkill is one ranked skill, its evidence and what became of it.
 type ExplainedSkill struct {
 	Name                                string
 	Version                             int
 	Score, Coverage, Relative, Efficacy float64
+	Similarity, Fused                   float64 // with embeddings: cosine similarity, hybrid relevance
 	Matched                             []string
 	Injected                            bool
 	Reason                              string // why it was left out

@@ -10,13 +10,13 @@ import (
 
 // fakeExplainer explains every request the same way, recording what it
 // was given.
-type fakeExplainer struct{ api, request string }
+type fakeExplainer struct{ api, request, mode string }
 
 func (f *fakeExplainer) ExplainSkills(_ context.Context, api string, request []byte) (SkillExplanation, error) {
 	f.api, f.request = api, string(request)
-	return SkillExplanation{Request: "write a commit message", Terms: []string{"write", "commit", "message"},
+	return SkillExplanation{Request: "write a commit message", Terms: []string{"write", "commit", "message"}, Mode: f.mode,
 		Rule: "coverage ≥ 0.10, score ≥ 6.0 and ≥ 0.55 of the best", Skills: []ExplainedSkill{
-			{Name: "write-commit-message", Version: 1, Score: 14.2, Coverage: 0.9, Relative: 1, Efficacy: 1.1, Matched: []string{"commit", "message"}, Injected: true},
+			{Name: "write-commit-message", Version: 1, Score: 14.2, Coverage: 0.9, Relative: 1, Efficacy: 1.1, Similarity: 0.61, Fused: 0.91, Matched: []string{"commit", "message"}, Injected: true},
 			{Name: "write-pr-description", Version: 1, Score: 5.1, Coverage: 0.3, Relative: 0.36, Efficacy: 1, Matched: []string{"commit"}, Reason: "0.36 of the best match"},
 		}}, nil
 }
@@ -42,6 +42,27 @@ func TestTurnPageExplainsSkills(t *testing.T) {
 	}
 	if ex.api != "openai" || ex.request != req {
 		t.Errorf("explainer got %s %q", ex.api, ex.request)
+	}
+}
+
+// TestTurnPageExplainsHybrid: with embeddings the explanation names the
+// mode and shows each skill's similarity and fused relevance; in keyword
+// mode those columns are not there.
+func TestTurnPageExplainsHybrid(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"hybrid", "keyword"} {
+		ex := &fakeExplainer{mode: mode}
+		e := newEnv(t, func(o *Options) { o.Skills = ex })
+		turn := &store.Turn{SessionID: "s", Type: store.TurnMain, API: "openai", Model: "m", Status: 200,
+			Request: []byte(`{"model":"m","messages":[{"role":"user","content":"write a commit message"}]}`), ResponseText: "ok"}
+		if err := e.db.RecordTurns(context.Background(), []*store.Turn{turn}); err != nil {
+			t.Fatal(err)
+		}
+		p := e.get(t, e.login(t), "/turns/"+i64(turn.ID))
+		columns := strings.Contains(p.body, "<th>Similarity</th>") && strings.Contains(p.body, "0.61") && strings.Contains(p.body, "0.91")
+		if columns != (mode == "hybrid") || !strings.Contains(p.body, `data-testid="explain-mode">`+mode) {
+			t.Errorf("%s: similarity columns shown %v, or the mode is missing", mode, columns)
+		}
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/store"
@@ -170,7 +171,7 @@ func skillsSearch(ctx context.Context, env *Env, db *store.DB, args []string) er
 	if err != nil {
 		return err
 	}
-	r := skills.NewRetriever(db, skills.OptionsFrom(cfg.Skills), nil)
+	r := learner.BuildSkillRetriever(learner.Deps{DB: db, Config: cfg})
 	defer r.Close()
 	sel, err := r.Select(ctx, []skills.Message{{Role: "user", Text: strings.Join(fs.Args(), " ")}})
 	if err != nil {
@@ -183,7 +184,10 @@ func skillsSearch(ctx context.Context, env *Env, db *store.DB, args []string) er
 		fmt.Fprintf(env.Stdout, "%s@%d  %s\n", s.Name, s.Version, s.Description)
 	}
 	if len(sel.Skills) > 0 {
-		fmt.Fprintf(env.Stdout, "\n%d skills, about %d tokens injected (keyword retrieval)\n", len(sel.Skills), sel.Tokens)
+		fmt.Fprintf(env.Stdout, "\n%d skills, about %d tokens injected (%s retrieval)\n", len(sel.Skills), sel.Tokens, sel.Mode)
+	}
+	if sel.Mode != "" && sel.Mode != r.Mode() {
+		fmt.Fprintf(env.Stdout, "note: %s retrieval is configured, but the request's embedding did not come in time: keyword retrieval answered\n", r.Mode())
 	}
 	if *explain {
 		writeExplanation(env, sel)
@@ -198,15 +202,23 @@ func writeExplanation(env *Env, sel skills.Selection) {
 	if len(sel.Considered) > 0 {
 		fmt.Fprintf(env.Stdout, "rule: %s\n", sel.Considered[0].Threshold)
 	}
+	vectors := sel.Mode == skills.ModeEmbedding || sel.Mode == skills.ModeHybrid
 	w := tabwriter.NewWriter(env.Stdout, 0, 2, 2, ' ', 0)
-	fmt.Fprintln(w, "\nSKILL\tSCORE\tCOVERAGE\tOF BEST\tEFFICACY\tMATCHED\tDECISION")
+	head := "\nSKILL\tSCORE\tCOVERAGE\tOF BEST\tEFFICACY"
+	if vectors {
+		head += "\tSIMILARITY\tFUSED"
+	}
+	fmt.Fprintln(w, head+"\tMATCHED\tDECISION")
 	for _, c := range sel.Considered {
 		decision := "injected"
 		if !c.Injected {
 			decision = "left out: " + c.Reason
 		}
-		fmt.Fprintf(w, "%s\t%.2f\t%.2f\t%.2f\t×%.2f\t%s\t%s\n", c.Skill.Name, c.Score, c.Coverage, c.Relative, c.Efficacy,
-			strings.Join(c.Matched, " "), decision)
+		fmt.Fprintf(w, "%s\t%.2f\t%.2f\t%.2f\t×%.2f", c.Skill.Name, c.Score, c.Coverage, c.Relative, c.Efficacy)
+		if vectors {
+			fmt.Fprintf(w, "\t%.2f\t%.2f", c.Cosine, c.Fused)
+		}
+		fmt.Fprintf(w, "\t%s\t%s\n", strings.Join(c.Matched, " "), decision)
 	}
 	w.Flush()
 }

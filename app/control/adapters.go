@@ -63,11 +63,12 @@ func (s SkillExplainer) ExplainSkills(ctx context.Context, api string, request [
 	if err != nil {
 		return web.SkillExplanation{}, err
 	}
-	out := web.SkillExplanation{Request: sel.Query, Terms: sel.Terms}
+	out := web.SkillExplanation{Request: sel.Query, Terms: sel.Terms, Mode: sel.Mode}
 	for _, c := range sel.Considered {
 		out.Rule = c.Threshold
 		out.Skills = append(out.Skills, web.ExplainedSkill{Name: c.Skill.Name, Version: c.Skill.Version, Score: c.Score,
-			Coverage: c.Coverage, Relative: c.Relative, Efficacy: c.Efficacy, Matched: c.Matched, Injected: c.Injected, Reason: c.Reason})
+			Coverage: c.Coverage, Relative: c.Relative, Efficacy: c.Efficacy, Similarity: c.Cosine, Fused: c.Fused,
+			Matched: c.Matched, Injected: c.Injected, Reason: c.Reason})
 	}
 	return out, nil
 }

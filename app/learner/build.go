@@ -106,6 +106,14 @@ func Build(ctx context.Context, d Deps) *Learning {
 	return l
 }
 
+// BuildSkillRetriever makes only the skill retriever a turn uses (its
+// mode and embeddings client as configured, the starter bank not
+// installed), for tools that explain retrieval (skills search).
+func BuildSkillRetriever(d Deps) *skills.Retriever {
+	l, d := newLearning(d)
+	return l.skillRetriever(d)
+}
+
 // BuildMemory makes only the memory service, as Build does (for tools and
 // evaluations that need no other part of learning).
 func BuildMemory(d Deps) *memory.Service {

@@ -31,6 +31,12 @@ func (l *Learning) buildSkills(ctx context.Context, d Deps) *skills.Retriever {
 	if !d.Config.Skills.Enabled {
 		return nil
 	}
+	return l.skillRetriever(d)
+}
+
+// skillRetriever is the skill retriever the configuration asks for: its
+// mode, and the embeddings client when the mode uses embeddings.
+func (l *Learning) skillRetriever(d Deps) *skills.Retriever {
 	var e skills.Embedder
 	if emb := l.embedder(d, skillsModeKey, skillsWantEmbeddings(d.Config.Skills.RetrievalMode)); emb != nil {
 		e = emb

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
 )
 
 // TestSkillsCLI drives `metaclaw skills`: the starter bank on first use,
@@ -70,4 +72,42 @@ func TestSkillsCLI(t *testing.T) {
 	in.fails(2, "positive number", "skills", "revert", "flat-skill", "zero")
 	in.fails(1, "has no version 9", "skills", "show", "flat-skill", "--version", "9")
 	in.fails(2, "unknown subcommand", "skills", "frobnicate")
+}
+
+// TestSkillsSearchHybrid: `skills search` ranks as a turn does, with the
+// configured mode and embeddings endpoint, and --explain shows each
+// skill's similarity and fused relevance; with the endpoint down it says
+// keyword retrieval answered.
+func TestSkillsSearchHybrid(t *testing.T) {
+	t.Parallel()
+	up := fakeupstream.New()
+	base, err := up.Start()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Close()
+	up.SetEmbeddingDim(4096)
+	in := newInstance(t)
+	in.must("config", "set", "skills.retrieval_mode", "hybrid", "skills.embedding_api_base", base+"/v1",
+		"skills.embedding_model", "fake-embed", "skills.embedding_api_key", "sk-embed-test")
+	out := in.must("skills", "search", "--explain", "write", "a", "git", "commit", "message").stdout
+	for _, want := range []string{"write-commit-message@1", "(hybrid retrieval)", "SIMILARITY", "FUSED", "then fused relevance ≥", "shares no word with the request"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("hybrid search --explain lacks %q:\n%s", want, out)
+		}
+	}
+	embedded := 0
+	for _, r := range up.Requests() {
+		if r.Path == "/v1/embeddings" {
+			embedded++
+		}
+	}
+	if embedded == 0 {
+		t.Error("the search never called the embeddings endpoint")
+	}
+	up.Close()
+	out = in.must("skills", "search", "debug", "my", "failing", "pytest", "run").stdout
+	if !strings.Contains(out, "keyword retrieval answered") {
+		t.Errorf("with the endpoint down the search does not say keyword answered:\n%s", out)
+	}
 }

@@ -225,7 +225,7 @@ func (r *Retriever) judgeOne(c *Candidate, vectors bool, fits int) {
 		}
 	case vectors:
 		r.keywordRule(c, fits)
-		c.Threshold += fmt.Sprintf(" (fused), fused relevance ≥ %.2f", ev.MinFused)
+		c.Threshold += fmt.Sprintf("; then fused relevance ≥ %.2f", ev.MinFused)
 		if c.Reason == "" && c.Fused < ev.MinFused {
 			c.Reason = fmt.Sprintf("fused relevance %.2f (similarity %.2f)", c.Fused, c.Cosine)
 		}
@@ -245,6 +245,8 @@ func (r *Retriever) keywordRule(c *Candidate, fits int) {
 	}
 	c.Threshold = fmt.Sprintf("coverage ≥ %.2f, score ≥ %.1f and ≥ %.2f of the best", ev.MinCoverage, floor, ev.MinRelative)
 	switch {
+	case len(c.Matched) == 0:
+		c.Reason = "shares no word with the request" // found by its vector alone
 	case c.HeadTerms == 0:
 		c.Reason = "matches the request in its body only"
 	case c.Coverage < ev.MinCoverage:

@@ -56,6 +56,9 @@ type Selection struct {
 	// turn page).
 	Considered []Candidate
 	Terms      []string // the query's terms, as the person wrote them
+	// Mode is how the skills were ranked: the configured mode, or keyword
+	// when the request's embedding did not come in time.
+	Mode string
 }
 
 // Retriever selects skills for turns. It is safe for concurrent use.
@@ -124,6 +127,10 @@ func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, erro
 	}
 	cands, whole := r.rank(ctx, lib, req)
 	sel.Terms = queryWords(req.Query(nil))
+	sel.Mode = r.opts.Mode
+	if !whole {
+		sel.Mode = ModeKeyword
+	}
 	r.fit(&sel, cands)
 	if whole {
 		lib.recent.put(sel.Query, sel)
@@ -248,3 +255,7 @@ func (rs *recentSelections) add(q string, s Selection) {
 // it (the CLI; tests). Turns never call it: they use the current snapshot
 // while the background refresh runs.
 func (r *Retriever) Refresh(ctx context.Context) error { return r.lib.sync(ctx) }
+
+// Mode is the retrieval mode the retriever was made with (keyword when it
+// has no embedder).
+func (r *Retriever) Mode() string { return r.opts.Mode }
