@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -38,9 +39,11 @@ func runMemory(env *Env, args []string) error {
 		return err
 	}
 	defer db.Close()
-	opts := memory.OptionsFrom(cfg)
-	opts.DB = db
-	m := &memoryCmd{env: env, db: db, svc: memory.New(opts), scope: cfg.Memory.Scope}
+	// The service a turn uses: its retrieval mode and, with embeddings,
+	// the configured endpoint, so that search shows what a turn would get.
+	svc := learner.BuildMemory(learner.Deps{DB: db, Config: cfg})
+	defer svc.Retriever().Close()
+	m := &memoryCmd{env: env, db: db, svc: svc, scope: cfg.Memory.Scope}
 	sub, rest := args[0], args[1:]
 	run, ok := map[string]func(context.Context, []string) error{
 		"list": m.list, "search": m.search, "show": m.show, "add": m.add, "edit": m.edit, "pin": m.pin,
@@ -198,6 +201,9 @@ func (m *memoryCmd) search(ctx context.Context, args []string) error {
 // memories included, within memory.max_injected_units and _tokens, as the
 // proxy injects — and returns their ids.
 func (m *memoryCmd) injected(ctx context.Context, scope, q string) (map[int64]bool, error) {
+	if err := m.svc.Retriever().Warm(ctx, scope); err != nil {
+		fmt.Fprintf(m.env.Stderr, "note: %v; ranking without the missing vectors\n", err)
+	}
 	sel, err := m.svc.Retriever().Select(ctx, scope, []memory.Message{{Role: "user", Text: q}})
 	if err != nil {
 		return nil, err

@@ -105,6 +105,20 @@ func TestSkillsSearchHybrid(t *testing.T) {
 	if embedded == 0 {
 		t.Error("the search never called the embeddings endpoint")
 	}
+	// memory search too ranks as a turn does: the memories get their
+	// vectors from the endpoint before the search.
+	in.must("config", "set", "memory.retrieval_mode", "hybrid")
+	in.must("memory", "add", "--type", "preference", "--topic", "editor theme", "The user prefers a dark editor theme.")
+	if out := in.must("memory", "search", "which", "editor", "theme").stdout; !strings.Contains(out, "dark editor theme") {
+		t.Errorf("hybrid memory search: %s", out)
+	}
+	memoryEmbedded := false
+	for _, r := range up.Requests() {
+		memoryEmbedded = memoryEmbedded || r.Path == "/v1/embeddings" && strings.Contains(string(r.Body), "dark editor theme")
+	}
+	if !memoryEmbedded {
+		t.Error("memory search never embedded the memory")
+	}
 	up.Close()
 	out = in.must("skills", "search", "debug", "my", "failing", "pytest", "run").stdout
 	if !strings.Contains(out, "keyword retrieval answered") {
