@@ -27,14 +27,7 @@ import (
 // quotes the figures (round 4: the Universal Sentence Encoder served by
 // app/learner/retrieval/localvec/use/server.mjs).
 func TestRetrievalEmbeddingEndpoint(t *testing.T) {
-	base := os.Getenv("METACLAW_EMBED_URL")
-	if base == "" {
-		t.Skip("set METACLAW_EMBED_URL to an OpenAI-compatible /v1 base (and METACLAW_EMBED_MODEL) to measure the embedding modes")
-	}
-	model := os.Getenv("METACLAW_EMBED_MODEL")
-	if model == "" {
-		model = config.Defaults().Skills.EmbeddingModel
-	}
+	base, model := embedEndpoint(t)
 	dirs := []string{filepath.Join("learner", "evalsets", "dev"), filepath.Join("learner", "evalsets", "dev2")}
 	if d := os.Getenv("METACLAW_EVAL_SET"); d != "" {
 		if !filepath.IsAbs(d) {
@@ -78,14 +71,7 @@ func TestRetrievalEmbeddingEndpoint(t *testing.T) {
 //	METACLAW_EMBED_URL=http://127.0.0.1:8377/v1 METACLAW_EMBED_MODEL=use \
 //	  go test ./app -run TestRetrievalEmbeddingRanking -v
 func TestRetrievalEmbeddingRanking(t *testing.T) {
-	base := os.Getenv("METACLAW_EMBED_URL")
-	if base == "" {
-		t.Skip("set METACLAW_EMBED_URL to an OpenAI-compatible /v1 base (and METACLAW_EMBED_MODEL) to study the ranking with its vectors")
-	}
-	model := os.Getenv("METACLAW_EMBED_MODEL")
-	if model == "" {
-		model = config.Defaults().Skills.EmbeddingModel
-	}
+	base, model := embedEndpoint(t)
 	ctx := context.Background()
 	embed := func(e *retrieval.Embedder, text string) []float32 {
 		vs, err := e.Embed(ctx, []string{text})
@@ -99,6 +85,20 @@ func TestRetrievalEmbeddingRanking(t *testing.T) {
 		return vecSource{skill: func(s store.Skill) []float32 { return embed(e, skills.EmbedText(s)) },
 			query: func(req retrieval.Request, _ retrieval.Query) []float32 { return embed(e, req.Text()) }}
 	})
+}
+
+// embedEndpoint is the embeddings endpoint METACLAW_EMBED_URL and
+// METACLAW_EMBED_MODEL name; the test is skipped without one.
+func embedEndpoint(t *testing.T) (base, model string) {
+	base = os.Getenv("METACLAW_EMBED_URL")
+	if base == "" {
+		t.Skip("set METACLAW_EMBED_URL to an OpenAI-compatible /v1 base (and METACLAW_EMBED_MODEL) to measure with its vectors")
+	}
+	model = os.Getenv("METACLAW_EMBED_MODEL")
+	if model == "" {
+		model = config.Defaults().Skills.EmbeddingModel
+	}
+	return base, model
 }
 
 // countingEmbedder wraps the product's embeddings client and counts the

@@ -61,9 +61,6 @@ func (r *Retriever) rank(ix *scopeIndex, query string, qv []float32, limit int) 
 	out := make([]cand, 0, len(lexical))
 	hybrid := qv != nil && r.opts.Mode != ModeEmbedding
 	add := func(e *entry, lex float64, matched uint64) {
-		if hybrid && lex < r.opts.MinRelevance {
-			return // hybrid: the keyword evidence admits, the similarity orders
-		}
 		rel := lex
 		if qv != nil {
 			if cos, ok := ix.ix.Similarity(e.id, qv); ok {
@@ -74,7 +71,11 @@ func (r *Retriever) rank(ix *scopeIndex, query string, qv []float32, limit int) 
 				}
 			}
 		}
-		if !hybrid && rel < r.opts.MinRelevance {
+		admit := rel
+		if hybrid {
+			admit = lex // the keyword evidence admits, the fused relevance orders
+		}
+		if admit < r.opts.MinRelevance {
 			return
 		}
 		m := e.memory(ix.scope)
@@ -83,7 +84,7 @@ func (r *Retriever) rank(ix *scopeIndex, query string, qv []float32, limit int) 
 	for _, h := range lexical {
 		add(h.e, retrieval.LexicalRelevance(h.score, bm25Half), h.matched)
 	}
-	if qv != nil {
+	if qv != nil && !hybrid { // hybrid admits by words: a memory found by its vector alone never would be
 		seen := make(map[*entry]bool, len(lexical))
 		for _, h := range lexical {
 			seen[h.e] = true

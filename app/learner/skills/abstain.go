@@ -36,9 +36,9 @@ import (
 //     BM25F score); the candidates are ordered by the fused relevance
 //     (retrieval.Fuse of the BM25F score as a share of the best and the
 //     calibrated similarity), which must reach MinFused, so the two
-//     signals must agree. Measured with two real encoders, ranking by coverage instead
-//     or letting the similarity stand in for the keyword rule injected
-//     more wrong skills and fewer right ones than keyword mode
+//     signals must agree. Measured with a real sentence encoder, ranking
+//     by coverage or letting the similarity stand in for the keyword rule
+//     injected more wrong skills and fewer right ones than keyword mode
 //     (docs/retrieval.md, round 4).
 type Evidence struct {
 	MinCoverage, MinRelative, MinScore float64
@@ -97,7 +97,9 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 		qv = r.queryVector(ctx, req.Text())
 		whole = qv != nil
 	}
-	if qv != nil {
+	if qv != nil && r.opts.Mode == ModeEmbedding {
+		// Only embedding mode can inject a skill that shares no word with
+		// the request; hybrid's keyword rule never would.
 		have := make(map[int64]bool, len(cands))
 		for _, c := range cands {
 			have[c.Skill.ID] = true
@@ -107,6 +109,8 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 				cands = append(cands, r.candidate(lib, q, st, h.Doc, 0, 0, 0, total))
 			}
 		}
+	}
+	if qv != nil {
 		for i := range cands {
 			if cos, ok := lib.ix.Similarity(cands[i].Skill.ID, qv); ok {
 				cands[i].Cosine = cos
@@ -160,16 +164,20 @@ func (r *Retriever) candidate(lib *library, q retrieval.Query, st retrieval.Stat
 // evidence.
 func (r *Retriever) judge(cands []Candidate, vectors bool) {
 	ev := r.opts.Evidence
+	hybrid := vectors && r.opts.Mode != ModeEmbedding
+	lexBest := 0.0 // the best BM25F score
+	for _, c := range cands {
+		lexBest = math.Max(lexBest, c.Score)
+	}
 	key := func(c Candidate) float64 { return c.Score }
 	switch {
-	case vectors && r.opts.Mode == ModeEmbedding:
+	case vectors && !hybrid:
 		key = func(c Candidate) float64 { return c.Cosine }
-	case vectors:
-		top := lexTop(cands)
+	case hybrid:
 		for i := range cands {
 			lex := 0.0
-			if top > 0 {
-				lex = cands[i].Score / top
+			if lexBest > 0 {
+				lex = cands[i].Score / lexBest
 			}
 			cands[i].Fused = retrieval.Fuse(lex, retrieval.EmbeddingRelevance(cands[i].Cosine, ev.CosineLow, ev.CosineHigh))
 		}
@@ -185,7 +193,6 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 		return
 	}
 	best := key(cands[0])
-	hybrid, lexBest := vectors && r.opts.Mode != ModeEmbedding, lexTop(cands)
 	fits := 0 // candidates that showed the evidence so far
 	for i := range cands {
 		c := &cands[i]
@@ -202,15 +209,6 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 			fits++
 		}
 	}
-}
-
-// lexTop is the best BM25F score among cands.
-func lexTop(cands []Candidate) float64 {
-	top := 0.0
-	for _, c := range cands {
-		top = math.Max(top, c.Score)
-	}
-	return top
 }
 
 // judgeOne sets the threshold a candidate is held to and the reason it
@@ -245,8 +243,6 @@ func (r *Retriever) keywordRule(c *Candidate, fits int) {
 	}
 	c.Threshold = fmt.Sprintf("coverage ≥ %.2f, score ≥ %.1f and ≥ %.2f of the best", ev.MinCoverage, floor, ev.MinRelative)
 	switch {
-	case len(c.Matched) == 0:
-		c.Reason = "shares no word with the request" // found by its vector alone
 	case c.HeadTerms == 0:
 		c.Reason = "matches the request in its body only"
 	case c.Coverage < ev.MinCoverage:
