@@ -202,7 +202,7 @@ func writeExplanation(env *Env, sel skills.Selection) {
 	if len(sel.Considered) > 0 {
 		fmt.Fprintf(env.Stdout, "rule: %s\n", sel.Considered[0].Threshold)
 	}
-	vectors := sel.Mode == skills.ModeEmbedding || sel.Mode == skills.ModeHybrid
+	vectors := skills.UsesEmbeddings(sel.Mode)
 	w := tabwriter.NewWriter(env.Stdout, 0, 2, 2, ' ', 0)
 	head := "\nSKILL\tSCORE\tCOVERAGE\tOF BEST\tEFFICACY"
 	if vectors {

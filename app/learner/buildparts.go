@@ -38,17 +38,13 @@ func (l *Learning) buildSkills(ctx context.Context, d Deps) *skills.Retriever {
 // mode, and the embeddings client when the mode uses embeddings.
 func (l *Learning) skillRetriever(d Deps) *skills.Retriever {
 	var e skills.Embedder
-	if emb := l.embedder(d, skillsModeKey, skillsWantEmbeddings(d.Config.Skills.RetrievalMode)); emb != nil {
+	if emb := l.embedder(d, skillsModeKey, skills.UsesEmbeddings(d.Config.Skills.RetrievalMode)); emb != nil {
 		e = emb
 	}
 	return skills.NewRetriever(d.DB, skills.OptionsFrom(d.Config.Skills), e)
 }
 
 const skillsModeKey = "skills.retrieval_mode"
-
-func skillsWantEmbeddings(mode string) bool {
-	return mode == skills.ModeEmbedding || mode == skills.ModeHybrid
-}
 
 // embedder returns the embedding client (skills.embedding_* or llm.*) when
 // want says the retrieval mode (named by key, for the log) uses

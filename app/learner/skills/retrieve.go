@@ -18,6 +18,9 @@ const (
 	ModeHybrid    = "hybrid"
 )
 
+// UsesEmbeddings reports whether a retrieval mode ranks with embeddings.
+func UsesEmbeddings(mode string) bool { return mode == ModeEmbedding || mode == ModeHybrid }
+
 // Message is one message of a conversation, reduced to role and text.
 type Message = retrieval.Message
 
