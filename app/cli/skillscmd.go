@@ -224,8 +224,9 @@ func writeExplanation(env *Env, sel skills.Selection) {
 }
 
 func skillsImport(ctx context.Context, env *Env, db *store.DB, args []string) error {
-	if len(args) != 1 {
-		return usageError("usage: metaclaw skills import DIR")
+	args, err := positional(env, "skills import", "DIR", 1, args)
+	if err != nil {
+		return err
 	}
 	rep, err := skills.ImportDir(ctx, db, args[0])
 	if err != nil {
@@ -245,8 +246,9 @@ func skillsImport(ctx context.Context, env *Env, db *store.DB, args []string) er
 }
 
 func skillsExport(ctx context.Context, env *Env, db *store.DB, args []string) error {
-	if len(args) != 1 {
-		return usageError("usage: metaclaw skills export DIR")
+	args, err := positional(env, "skills export", "DIR", 1, args)
+	if err != nil {
+		return err
 	}
 	n, err := skills.ExportDir(ctx, db, args[0])
 	if err != nil {
@@ -257,10 +259,10 @@ func skillsExport(ctx context.Context, env *Env, db *store.DB, args []string) er
 }
 
 func skillsToggle(ctx context.Context, env *Env, db *store.DB, op string, args []string) error {
-	if len(args) != 1 {
-		return usageError("usage: metaclaw skills %s NAME", op)
+	args, err := positional(env, "skills "+op, "NAME", 1, args)
+	if err != nil {
+		return err
 	}
-	var err error
 	switch op {
 	case "enable", "disable":
 		err = db.SetSkillEnabled(ctx, args[0], op == "enable")
@@ -275,8 +277,9 @@ func skillsToggle(ctx context.Context, env *Env, db *store.DB, op string, args [
 }
 
 func skillsRevert(ctx context.Context, env *Env, db *store.DB, args []string) error {
-	if len(args) != 2 {
-		return usageError("usage: metaclaw skills revert NAME VERSION | sync")
+	args, err := positional(env, "skills revert", "NAME VERSION", 2, args)
+	if err != nil {
+		return err
 	}
 	v, err := strconv.Atoi(args[1])
 	if err != nil || v < 1 {
@@ -288,4 +291,19 @@ func skillsRevert(ctx context.Context, env *Env, db *store.DB, args []string) er
 	}
 	fmt.Fprintf(env.Stdout, "%s is now version %d (the content of version %d)\n", s.Name, s.Version, v)
 	return nil
+}
+
+// positional parses a subcommand that takes n arguments and no flags, so
+// that --help prints its usage instead of being taken for an argument
+// (skills export --help once exported the library into a folder named
+// "--help").
+func positional(env *Env, name, usage string, n int, args []string) ([]string, error) {
+	fs := newFlags(env, name, usage)
+	if err := parse(fs, args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() != n {
+		return nil, usageError("usage: metaclaw %s %s", name, usage)
+	}
+	return fs.Args(), nil
 }
