@@ -73,6 +73,7 @@ func evalSkillsWith(t *testing.T, set *evalsets.Set, opts skills.Options, newEmb
 	for _, fe := range rep.Errors {
 		t.Logf("skill refused: %v", fe)
 	}
+	out.Asked = setAsks(t, db, set)
 	var emb skills.Embedder
 	if newEmb != nil {
 		emb = newEmb(db)
@@ -106,6 +107,29 @@ func evalSkillsWith(t *testing.T, set *evalsets.Set, opts skills.Options, newEmb
 	}
 	out.All, out.Clean, out.Noisy = all.figures(), clean.figures(), noisy.figures()
 	return out
+}
+
+// setAsks gives the set's skills their asks (asks.jsonl), as the learner
+// would have them written after the import, unless METACLAW_EVAL_ASKS=0;
+// it returns how many skills got asks.
+func setAsks(t *testing.T, db *store.DB, set *evalsets.Set) int {
+	t.Helper()
+	if os.Getenv("METACLAW_EVAL_ASKS") == "0" {
+		return 0
+	}
+	ctx := context.Background()
+	n := 0
+	for _, a := range set.Asks {
+		sk, err := db.Skill(ctx, a.Skill)
+		if err != nil {
+			t.Fatalf("asks.jsonl: %v", err)
+		}
+		if err := db.SetSkillAsks(ctx, sk.Name, sk.Version, skills.NormAsks(a.Asks)); err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	return n
 }
 
 // injectedSkills reads skill names from injected ids ("skill:name@3").

@@ -90,11 +90,12 @@ func (t *skillTally) figures() skillFigures {
 type skillReport struct {
 	All, Clean, Noisy skillFigures
 	Skills, Refused   int // skills imported, skill files refused
+	Asked             int // skills given asks (asks.jsonl)
 }
 
 func (r skillReport) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "skills: %d imported, %d refused\n", r.Skills, r.Refused)
+	fmt.Fprintf(&b, "skills: %d imported, %d refused, %d with asks\n", r.Skills, r.Refused, r.Asked)
 	fmt.Fprintf(&b, "%-6s %5s %5s %5s %8s %9s %6s %9s %10s %7s\n", "turns", "n", "lab", "none", "recall@6", "precision", "MRR", "inj/lab", "inj/none", "tok/turn")
 	for _, g := range []struct {
 		name string

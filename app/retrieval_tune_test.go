@@ -35,6 +35,11 @@ func TestRetrievalTune(t *testing.T) {
 		fmt.Sscan(v, &fs[0].Weight, &fs[1].Weight, &fs[2].Weight, &fs[3].Weight, &fs[1].B, &fs[3].B)
 		skills.IndexFields = fs
 	}
+	if v := os.Getenv("METACLAW_TUNE_ASKS"); v != "" { // "weight b" of the asks field
+		fs := append([]retrieval.Field(nil), skills.IndexFields...)
+		fmt.Sscan(v, &fs[4].Weight, &fs[4].B)
+		skills.IndexFields = fs
+	}
 	var sets [2][]turnCands
 	for i, name := range []string{"dev", "dev2"} {
 		sets[i] = tuneTurns(t, filepath.Join("learner", "evalsets", name), opts)
@@ -48,8 +53,8 @@ func TestRetrievalTune(t *testing.T) {
 		results = append(results, res)
 	}
 	eval("none", func(skills.Candidate, bool) bool { return true })
-	for _, s1 := range []float64{4, 5, 6, 7, 8} {
-		for _, s2 := range []float64{0, 6, 8, 10} {
+	for _, s1 := range []float64{4, 5, 6, 7, 8, 9, 10, 12} {
+		for _, s2 := range []float64{0, 6, 8, 10, 12, 14} {
 			for _, r2 := range []float64{0.5, 0.55, 0.6, 0.65, 0.7} {
 				for _, c := range []float64{0, 0.1, 0.2} {
 					eval(fmt.Sprintf("first score≥%.0f; others rel≥%.2f score≥%.0f; all cov≥%.1f, a head term, or named", s1, r2, s2, c), func(x skills.Candidate, first bool) bool {
@@ -163,6 +168,7 @@ func tuneTurns(t *testing.T, dir string, opts skills.Options) []turnCands {
 	if _, err := skills.ImportDir(ctx, db, es.SkillsDir); err != nil {
 		t.Fatal(err)
 	}
+	setAsks(t, db, es)
 	r := skills.NewRetriever(db, opts, nil)
 	defer r.Close()
 	var turns []turnCands

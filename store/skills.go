@@ -23,8 +23,11 @@ type Skill struct {
 	Enabled     bool
 	Retired     bool
 	Source      string // where the current version came from
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	// Asks are requests the current version is the right help for, in the
+	// words people use (SetSkillAsks); the index searches them.
+	Asks      []string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // SkillVersion is one stored version of a skill.
@@ -34,6 +37,7 @@ type SkillVersion struct {
 	Category    string
 	Tags        []string
 	Body        string
+	Asks        []string
 	Source      string
 	SessionID   string
 	TurnIDs     []int64
@@ -47,6 +51,10 @@ type SkillInput struct {
 	Name, Description, Category string
 	Tags                        []string
 	Body                        string
+	// Asks, when set, are the version's requests (a SKILL.md's asks:);
+	// content equal to the current version's with other asks replaces
+	// them in place instead of making a version.
+	Asks []string
 	// Provenance of this version.
 	Source, SessionID, Note string
 	TurnIDs                 []int64
@@ -101,10 +109,16 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("find skill %s: %w", in.Name, err)
 	}
-	same, err := sameContent(ctx, tx, id, cur, in)
+	same, asks, err := sameContent(ctx, tx, id, cur, in)
 	if err != nil || same {
 		if err != nil {
 			return false, err
+		}
+		if in.Asks != nil && asks != jsonList(in.Asks) {
+			if err := setAsks(ctx, tx, id, cur, in.Asks, now); err != nil {
+				return false, err
+			}
+			return true, nil
 		}
 		// A retired skill put again with the same content comes back.
 		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = ? WHERE id = ? AND retired = 1", now, id)
@@ -120,22 +134,58 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 	return true, insertVersion(ctx, tx, id, cur+1, in, now)
 }
 
-func sameContent(ctx context.Context, tx *sql.Tx, id int64, version int, in SkillInput) (bool, error) {
-	var desc, cat, tags, body string
-	err := tx.QueryRowContext(ctx, `SELECT description, category, tags, body FROM skill_versions WHERE skill_id = ? AND version = ?`,
-		id, version).Scan(&desc, &cat, &tags, &body)
+// sameContent reports whether in has the content of the given version (its
+// asks aside) and returns that version's asks (JSON).
+func sameContent(ctx context.Context, tx *sql.Tx, id int64, version int, in SkillInput) (bool, string, error) {
+	var desc, cat, tags, body, asks string
+	err := tx.QueryRowContext(ctx, `SELECT description, category, tags, body, asks FROM skill_versions WHERE skill_id = ? AND version = ?`,
+		id, version).Scan(&desc, &cat, &tags, &body, &asks)
 	if err != nil {
-		return false, fmt.Errorf("read skill version: %w", err)
+		return false, "", fmt.Errorf("read skill version: %w", err)
 	}
-	return desc == in.Description && cat == in.Category && tags == jsonList(in.Tags) && body == in.Body, nil
+	return desc == in.Description && cat == in.Category && tags == jsonList(in.Tags) && body == in.Body, asks, nil
+}
+
+// setAsks replaces a version's asks; the skill's updated_at moves, so
+// readers (SkillsStamp) reload it.
+func setAsks(ctx context.Context, tx *sql.Tx, id int64, version int, asks []string, now int64) error {
+	if _, err := tx.ExecContext(ctx, "UPDATE skill_versions SET asks = ? WHERE skill_id = ? AND version = ?",
+		jsonList(asks), id, version); err != nil {
+		return fmt.Errorf("set asks: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = ? WHERE id = ?", now, id); err != nil {
+		return fmt.Errorf("set asks: %w", err)
+	}
+	return nil
+}
+
+// SetSkillAsks replaces the asks of a skill's version. It fails with
+// ErrNotFound unless that version is the current one (the skill changed
+// since the asks were written for it).
+func (db *DB) SetSkillAsks(ctx context.Context, name string, version int, asks []string) error {
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx, "SELECT id FROM skills WHERE name = ? AND current_version = ?", name, version).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("skill %s version %d: %w", name, version, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("set asks: %w", err)
+		}
+		return setAsks(ctx, tx, id, version, asks, nowMillis())
+	})
+	if err == nil {
+		db.skillsChanged()
+	}
+	return err
 }
 
 func insertVersion(ctx context.Context, tx *sql.Tx, id int64, version int, in SkillInput, now int64) error {
 	turnIDs, _ := json.Marshal(nonNil(in.TurnIDs))
 	_, err := tx.ExecContext(ctx, `INSERT INTO skill_versions(skill_id, version, description, category, tags, body, source,
-		session_id, turn_ids, generation, note, created_at) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)`,
+		session_id, turn_ids, generation, note, created_at, asks) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)`,
 		id, version, in.Description, in.Category, jsonList(in.Tags), in.Body, in.Source, in.SessionID, string(turnIDs),
-		in.Generation, in.Note, now)
+		in.Generation, in.Note, now, jsonList(in.Asks))
 	if err != nil {
 		return fmt.Errorf("add skill version %s@%d: %w", in.Name, version, err)
 	}
@@ -169,17 +219,20 @@ func nonNil[T any](s []T) []T {
 }
 
 const skillCols = `s.id, s.name, v.description, v.category, v.tags, v.body, s.current_version, s.enabled, s.retired,
-	v.source, s.created_at, s.updated_at`
+	v.source, s.created_at, s.updated_at, v.asks`
 
 const skillFrom = ` FROM skills s JOIN skill_versions v ON v.skill_id = s.id AND v.version = s.current_version`
 
 func scanSkill(sc interface{ Scan(...any) error }) (Skill, error) {
 	var s Skill
-	var tags string
+	var tags, asks string
 	var created, updated int64
 	err := sc.Scan(&s.ID, &s.Name, &s.Description, &s.Category, &tags, &s.Body, &s.Version, &s.Enabled, &s.Retired,
-		&s.Source, &created, &updated)
+		&s.Source, &created, &updated, &asks)
 	_ = json.Unmarshal([]byte(tags), &s.Tags)
+	if asks != "[]" {
+		_ = json.Unmarshal([]byte(asks), &s.Asks)
+	}
 	s.CreatedAt, s.UpdatedAt = fromMillis(created), fromMillis(updated)
 	return s, err
 }
@@ -218,7 +271,7 @@ func (db *DB) Skills(ctx context.Context, all bool) ([]Skill, error) {
 // SkillVersions returns every version of a skill, oldest first.
 func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT v.version, v.description, v.category, v.tags, v.body, v.source,
-		v.session_id, v.turn_ids, v.generation, v.note, v.created_at
+		v.session_id, v.turn_ids, v.generation, v.note, v.created_at, v.asks
 		FROM skill_versions v JOIN skills s ON s.id = v.skill_id WHERE s.name = ? ORDER BY v.version`, name)
 	if err != nil {
 		return nil, fmt.Errorf("skill versions: %w", err)
@@ -227,14 +280,17 @@ func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, e
 	var out []SkillVersion
 	for rows.Next() {
 		var v SkillVersion
-		var tags, turns string
+		var tags, turns, asks string
 		var created int64
 		if err := rows.Scan(&v.Version, &v.Description, &v.Category, &tags, &v.Body, &v.Source, &v.SessionID,
-			&turns, &v.Generation, &v.Note, &created); err != nil {
+			&turns, &v.Generation, &v.Note, &created, &asks); err != nil {
 			return nil, fmt.Errorf("skill versions: %w", err)
 		}
 		_ = json.Unmarshal([]byte(tags), &v.Tags)
 		_ = json.Unmarshal([]byte(turns), &v.TurnIDs)
+		if asks != "[]" {
+			_ = json.Unmarshal([]byte(asks), &v.Asks)
+		}
 		v.CreatedAt = fromMillis(created)
 		out = append(out, v)
 	}
@@ -282,7 +338,7 @@ func (db *DB) RevertSkill(ctx context.Context, name string, version int) (Skill,
 	for _, v := range versions {
 		if v.Version == version {
 			s, _, err := db.PutSkill(ctx, SkillInput{Name: name, Description: v.Description, Category: v.Category,
-				Tags: v.Tags, Body: v.Body, Source: "revert", Note: "revert to version " + strconv.Itoa(version)})
+				Tags: v.Tags, Body: v.Body, Asks: v.Asks, Source: "revert", Note: "revert to version " + strconv.Itoa(version)})
 			return s, err
 		}
 	}

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -40,13 +41,16 @@ func (db *DB) SearchSkills(ctx context.Context, query string, limit int) ([]Skil
 	var out []SkillHit
 	for rows.Next() {
 		var h SkillHit
-		var tags string
+		var tags, asks string
 		var created, updated int64
 		if err := rows.Scan(&h.ID, &h.Name, &h.Description, &h.Category, &tags, &h.Body, &h.Version, &h.Enabled,
-			&h.Retired, &h.Source, &created, &updated, &h.Score); err != nil {
+			&h.Retired, &h.Source, &created, &updated, &asks, &h.Score); err != nil {
 			return nil, fmt.Errorf("search skills: %w", err)
 		}
 		h.Tags = splitTags(tags)
+		if asks != "[]" {
+			_ = json.Unmarshal([]byte(asks), &h.Asks)
+		}
 		h.CreatedAt, h.UpdatedAt = fromMillis(created), fromMillis(updated)
 		out = append(out, h)
 	}

@@ -73,6 +73,10 @@ type Options struct {
 	// Meter counts and bounds the judge's and the evolver's calls and
 	// watches their outcomes (nil: neither).
 	Meter *usage.Meter
+	// AsksSettle is how long the learner waits after skills change before
+	// it has their asks written (0: 3 s), so that changes that come
+	// together make one run.
+	AsksSettle time.Duration
 	// Digests caches what the evolver reads of the turns' requests,
 	// shared with memory extraction (nil: the evolver's own, kept
 	// across settings changes).
@@ -141,6 +145,9 @@ func New(opts Options) *Learner {
 	opts.JudgeConcurrency = defaultInt(opts.JudgeConcurrency, DefaultJudgeConcurrency)
 	if opts.DrainTimeout <= 0 {
 		opts.DrainTimeout = DefaultDrainTimeout
+	}
+	if opts.AsksSettle <= 0 {
+		opts.AsksSettle = asksSettle
 	}
 	l := &Learner{
 		db: opts.DB, log: opts.Logger.With("component", "learner"), paused: opts.Paused, now: opts.Now, opts: opts,
@@ -262,6 +269,7 @@ func (l *Learner) Serve(ctx context.Context) error {
 	}
 	wg.Go(func() { l.evolveWorker(ctx, work) })
 	wg.Go(func() { l.checkLeftSamples(work) })
+	wg.Go(func() { l.asksWorker(ctx) })
 	l.dispatch(ctx)
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()

@@ -29,6 +29,7 @@ type brain struct {
 	judgeCalls  atomic.Int64
 	evolveCalls atomic.Int64
 	evolverOps  atomic.Value // string: the "operations" JSON array
+	asksCalls   atomic.Int64
 }
 
 func (b *brain) reply(r *http.Request, body []byte) fakeupstream.Reply {
@@ -37,6 +38,9 @@ func (b *brain) reply(r *http.Request, body []byte) fakeupstream.Reply {
 	case strings.Contains(p.System, "process reward model"):
 		b.judgeCalls.Add(1)
 		return fakeupstream.TextReply(`{"score": ` + itoa(b.judgeScore.Load()) + `, "reason": "as scripted"}`)
+	case strings.Contains(p.System, "example requests"):
+		b.asksCalls.Add(1)
+		return fakeupstream.TextReply(`{"asks": ["my build is red", "CI fails since this morning", "el build falla"]}`)
 	case strings.Contains(p.System, "skill library"):
 		b.evolveCalls.Add(1)
 		ops, _ := b.evolverOps.Load().(string)

@@ -125,6 +125,7 @@ type Skills struct {
 	EmbeddingAPIKey  string `key:"embedding_api_key" secret:"true" doc:"embeddings API key; empty = llm.api_key"`
 	EmbeddingModel   string `key:"embedding_model" default:"text-embedding-3-small" doc:"embedding model"`
 	GeneralTopK      int    `key:"general_top_k" default:"2" min:"0" max:"20" doc:"most general-habit skills injected per turn (they count against max_tokens)"`
+	WriteAsks        bool   `key:"write_asks" default:"true" doc:"have the evolver's model write, for each skill without them, example requests it fits (its asks), which retrieval searches; false = only the asks of SKILL.md files"`
 }
 
 // Memory configures long-term memory.

@@ -68,6 +68,14 @@ type Question struct {
 	Kind string `json:"kind"`
 }
 
+// SkillAsks are one skill's asks (store.Skill.Asks): requests it is the
+// right help for, written by a model from the skill's text alone, as the
+// learner has them written (evolve.WriteAsks), without sight of the turns.
+type SkillAsks struct {
+	Skill string   `json:"skill"`
+	Asks  []string `json:"asks"`
+}
+
 // Set is one loaded evaluation set.
 type Set struct {
 	Dir           string
@@ -75,6 +83,7 @@ type Set struct {
 	Turns         []SkillTurn
 	Conversations []Conversation
 	Questions     []Question
+	Asks          []SkillAsks // asks.jsonl; none when the set has no such file
 }
 
 // Load reads the set in dir. Missing memory files leave those parts empty;
@@ -88,6 +97,9 @@ func Load(dir string) (*Set, error) {
 		return nil, err
 	}
 	if err := readLines(filepath.Join(dir, "memory", "questions.jsonl"), &s.Questions); err != nil {
+		return nil, err
+	}
+	if err := readLines(filepath.Join(dir, "asks.jsonl"), &s.Asks); err != nil {
 		return nil, err
 	}
 	return s, nil

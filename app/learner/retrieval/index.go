@@ -14,7 +14,7 @@ const (
 	// memories would otherwise give every word an idf near zero.
 	minCorpus = 50
 	// maxFields bounds the fields of an index.
-	maxFields = 4
+	maxFields = 5
 )
 
 // Field is one field of the documents of an Index: its weight and its
@@ -56,7 +56,12 @@ type Index[D any] struct {
 	df     map[string]int32 // documents per term, deleted ones too
 	live   int
 	lenSum [maxFields]float64 // over every slot, deleted ones too
-	dead   int
+	// lenDocs counts the slots whose field has words (deleted ones too):
+	// a field's average length is over the documents that have it, so
+	// that a field few documents have yet (a skill's asks) is not
+	// normalised against a near-zero average.
+	lenDocs [maxFields]float64
+	dead    int
 
 	spares spareAccumulators // for searches; its own lock
 
@@ -76,7 +81,7 @@ type op[D any] struct {
 // NewIndex makes an empty index with the given fields.
 func NewIndex[D any](fields ...Field) *Index[D] {
 	if len(fields) == 0 || len(fields) > maxFields {
-		panic("retrieval: an index has 1 to 4 fields")
+		panic("retrieval: an index has 1 to 5 fields")
 	}
 	return &Index[D]{fields: fields, slots: map[int64]int32{}, post: map[string][]posting{}, df: map[string]int32{}}
 }
@@ -137,6 +142,9 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]in
 			}
 		}
 		ix.lenSum[f] += float64(lens[f])
+		if lens[f] > 0 {
+			ix.lenDocs[f]++
+		}
 	}
 	ix.docs, ix.keys, ix.alive = append(ix.docs, doc), append(ix.keys, key), append(ix.alive, true)
 	ix.lens, ix.vecs, ix.hashes = append(ix.lens, lens), append(ix.vecs, vec), append(ix.hashes, hash)
@@ -227,6 +235,9 @@ func (ix *Index[D]) compact() {
 		fresh.slots[keys[slot]] = remap[slot]
 		for f := range ix.fields {
 			fresh.lenSum[f] += float64(lens[slot][f])
+			if lens[slot][f] > 0 {
+				fresh.lenDocs[f]++
+			}
 		}
 	}
 	for t, ps := range post {
@@ -253,7 +264,8 @@ func (ix *Index[D]) compact() {
 	journal := ix.journal
 	ix.journal, ix.compacting = nil, false
 	ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs, ix.hashes = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs, fresh.hashes
-	ix.slots, ix.post, ix.df, ix.live, ix.lenSum, ix.dead = fresh.slots, fresh.post, fresh.df, fresh.live, fresh.lenSum, 0
+	ix.slots, ix.post, ix.df, ix.live, ix.lenSum, ix.lenDocs, ix.dead = fresh.slots, fresh.post, fresh.df, fresh.live,
+		fresh.lenSum, fresh.lenDocs, 0
 	for _, o := range journal {
 		switch {
 		case o.del:

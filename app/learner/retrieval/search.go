@@ -57,7 +57,7 @@ func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
 	}
 	var avg [maxFields]float64
 	for f := range ix.fields {
-		avg[f] = math.Max(ix.lenSum[f]/n, 1)
+		avg[f] = math.Max(ix.lenSum[f]/math.Max(ix.lenDocs[f], 1), 1)
 	}
 	acc := ix.spares.get(len(ix.docs))
 	defer ix.spares.put(acc)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -137,12 +138,48 @@ const metaStarter = "starter_skills_installed"
 // database; later runs do nothing, so deleted starter skills stay deleted.
 func InstallStarter(ctx context.Context, db *store.DB, bank fs.FS) (ImportReport, error) {
 	done, err := db.Meta(ctx, metaStarter)
-	if err != nil || done != "" {
+	if err != nil {
 		return ImportReport{}, err
+	}
+	if done != "" {
+		return ImportReport{}, starterAsks(ctx, db, bank)
 	}
 	rep, err := ImportFS(ctx, db, bank, "starter")
 	if err != nil {
 		return rep, err
 	}
-	return rep, db.SetMeta(ctx, metaStarter, "1")
+	if err := db.SetMeta(ctx, metaStarter, "1"); err != nil {
+		return rep, err
+	}
+	return rep, db.SetMeta(ctx, metaStarterAsks, "1")
+}
+
+const metaStarterAsks = "starter_skills_asks"
+
+// starterAsks gives the starter skills of a library installed before the
+// bank had asks the bank's asks, once: each skill whose content is still
+// the bank's and that has no asks yet.
+func starterAsks(ctx context.Context, db *store.DB, bank fs.FS) error {
+	if done, err := db.Meta(ctx, metaStarterAsks); err != nil || done != "" {
+		return err
+	}
+	files, err := skillFiles(bank)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		in, _, err := parseFile(bank, f)
+		if err != nil || len(in.Asks) == 0 {
+			continue
+		}
+		cur, err := db.Skill(ctx, in.Name)
+		if err != nil || len(cur.Asks) > 0 || cur.Description != in.Description || cur.Category != in.Category ||
+			cur.Body != in.Body || !slices.Equal(cur.Tags, in.Tags) {
+			continue // deleted, asked already, or changed since
+		}
+		if err := db.SetSkillAsks(ctx, cur.Name, cur.Version, in.Asks); err != nil {
+			return err
+		}
+	}
+	return db.SetMeta(ctx, metaStarterAsks, "1")
 }

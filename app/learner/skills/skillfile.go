@@ -61,6 +61,8 @@ const (
 	MaxDescriptionLen = 500
 	MaxBodyLen        = 8000
 	MaxTags           = 10
+	MaxAsks           = 16
+	MaxAskLen         = 300
 )
 
 // frontMatter is the YAML header of a SKILL.md file.
@@ -69,6 +71,25 @@ type frontMatter struct {
 	Description string   `yaml:"description"`
 	Category    string   `yaml:"category,omitempty"`
 	Tags        []string `yaml:"tags,omitempty"`
+	// Asks are requests the skill is the right help for (not in the
+	// reference's format, which ignores unknown keys).
+	Asks askList `yaml:"asks,omitempty"`
+}
+
+// askList is the asks: key, read leniently: a list of strings or one
+// string; anything else is ignored rather than refusing the skill, as the
+// key is ours, not the reference's.
+type askList []string
+
+func (a *askList) UnmarshalYAML(n *yaml.Node) error {
+	var list []string
+	switch {
+	case n.Kind == yaml.SequenceNode && n.Decode(&list) == nil:
+		*a = list
+	case n.Kind == yaml.ScalarNode && n.Tag == "!!str":
+		*a = []string{n.Value}
+	}
+	return nil
 }
 
 // Parse reads a SKILL.md file. It returns an error naming what is wrong;
@@ -126,7 +147,8 @@ func parse(data []byte) (store.SkillInput, error) {
 		return store.SkillInput{}, fmt.Errorf("front matter: %w", err)
 	}
 	in := store.SkillInput{Name: strings.TrimSpace(fm.Name), Description: strings.TrimSpace(fm.Description),
-		Category: strings.TrimSpace(fm.Category), Tags: normTags(fm.Tags), Body: strings.TrimSpace(string(body))}
+		Category: strings.TrimSpace(fm.Category), Tags: normTags(fm.Tags), Body: strings.TrimSpace(string(body)),
+		Asks: NormAsks(fm.Asks)}
 	return in, nil
 }
 
@@ -167,6 +189,24 @@ func normTags(tags []string) []string {
 	return out
 }
 
+// NormAsks trims asks, drops empty and repeated ones, cuts each to
+// MaxAskLen bytes (at a rune boundary) and keeps at most MaxAsks.
+func NormAsks(asks []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, a := range asks {
+		a = strings.Join(strings.Fields(a), " ")
+		if len(a) > MaxAskLen {
+			a = strings.ToValidUTF8(a[:MaxAskLen], "")
+		}
+		if a != "" && !seen[strings.ToLower(a)] && len(out) < MaxAsks {
+			seen[strings.ToLower(a)] = true
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
 // Validate checks a skill's parts against the format's rules.
 func Validate(in store.SkillInput) error {
 	switch {
@@ -201,7 +241,7 @@ func validCategory(c string) bool {
 
 // Format renders a skill as a SKILL.md file.
 func Format(s store.Skill) []byte {
-	fm := frontMatter{Name: s.Name, Description: s.Description, Category: s.Category, Tags: s.Tags}
+	fm := frontMatter{Name: s.Name, Description: s.Description, Category: s.Category, Tags: s.Tags, Asks: s.Asks}
 	var buf bytes.Buffer
 	buf.WriteString("---\n")
 	enc := yaml.NewEncoder(&buf)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/metaclaw/metaclaw/store"
@@ -96,4 +98,44 @@ func TestImportAndExport(t *testing.T) {
 		t.Error("importing a file as a directory succeeded")
 	}
 	os.RemoveAll(out)
+}
+
+func TestSkillFileAsks(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", MaxAskLen)
+	file := "---\nname: tls-renewal\ndescription: Renew a TLS certificate.\nasks:\n  - the browser says my shop is not secure\n" +
+		"  - '  the browser says my shop is NOT secure '\n  - ''\n  - " + long + "\n---\nRun certbot renew.\n"
+	in, err := Parse([]byte(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(in.Asks) != 2 || in.Asks[0] != "the browser says my shop is not secure" || len(in.Asks[1]) > MaxAskLen ||
+		!utf8.ValidString(in.Asks[1]) {
+		t.Errorf("asks = %q", in.Asks)
+	}
+	out := Format(store.Skill{Name: in.Name, Description: in.Description, Body: in.Body, Asks: in.Asks})
+	again, err := Parse(out)
+	if err != nil || !slices.Equal(again.Asks, in.Asks) {
+		t.Errorf("round trip: %q, %v\n%s", again.Asks, err, out)
+	}
+	// The key is ours: a value of another shape is ignored, never refused.
+	for _, v := range []string{"one ask as a string", "{a: 1}", "[1, [2]]"} {
+		in, err := Parse([]byte("---\nname: a\ndescription: d\nasks: " + v + "\n---\nbody\n"))
+		if err != nil {
+			t.Errorf("asks: %s refused the skill: %v", v, err)
+		}
+		if v == "one ask as a string" && !slices.Equal(in.Asks, []string{v}) {
+			t.Errorf("asks: %s = %q", v, in.Asks)
+		}
+	}
+	if f := Format(store.Skill{Name: "a", Description: "d", Body: "b"}); strings.Contains(string(f), "asks") {
+		t.Errorf("a skill without asks has an asks: key:\n%s", f)
+	}
+	many := make([]string, MaxAsks+5)
+	for i := range many {
+		many[i] = strings.Repeat("x", i+1)
+	}
+	if got := NormAsks(many); len(got) != MaxAsks {
+		t.Errorf("NormAsks kept %d of %d", len(got), len(many))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -26,18 +27,21 @@ const (
 
 // IndexFields are the fields of the skills index: the name and the
 // description say when a skill applies, tags name its subject, the body
-// is its instructions (many words, few of them about when to use it).
-// Their weights are tuned on the development set; tests may change them
-// before making a Retriever.
+// is its instructions (many words, few of them about when to use it),
+// the asks are requests it is the right help for, in the words people use
+// (Asker). Their weights are tuned on the development sets; tests may
+// change them before making a Retriever.
 var IndexFields = []retrieval.Field{
 	{Name: "name", Weight: 3, B: 0.5, Head: true},
 	{Name: "description", Weight: 2, B: 0.75, Head: true},
 	{Name: "tags", Weight: 2, B: 0.5, Head: true},
 	{Name: "body", Weight: 0.4, B: 0.75},
+	{Name: "asks", Weight: 1, B: 0.75, Head: true},
 }
 
 func skillTexts(s store.Skill) []string {
-	return []string{strings.ReplaceAll(s.Name, "-", " "), s.Description, strings.Join(s.Tags, " "), s.Body}
+	return []string{strings.ReplaceAll(s.Name, "-", " "), s.Description, strings.Join(s.Tags, " "), s.Body,
+		strings.Join(s.Asks, "\n")}
 }
 
 // library is a snapshot of the enabled skills: the index (shared by
@@ -254,7 +258,8 @@ func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skil
 	for _, sk := range all {
 		seen[sk.ID] = true
 		if v, ok := s.versions[sk.ID]; ok && v == sk.Version {
-			if cur, ok := ix.Get(sk.ID); ok && cur.Enabled == sk.Enabled && cur.Category == sk.Category {
+			if cur, ok := ix.Get(sk.ID); ok && cur.Enabled == sk.Enabled && cur.Category == sk.Category &&
+				slices.Equal(cur.Asks, sk.Asks) {
 				continue
 			}
 		}

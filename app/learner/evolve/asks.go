@@ -1,0 +1,145 @@
+package evolve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+// Asks are requests a skill is the right help for, in the words people
+// use: a symptom, an error message, a goal, sometimes another language.
+// The skills index searches them as a field of their own, so that a
+// request finds a skill whose own text names only the fix. The model
+// writes them from the skill's text alone, one skill a call, the way
+// document expansion (doc2query) writes the questions a passage answers.
+
+// asksSystem and asksPrompt are what the model is shown for one skill;
+// the skill's SKILL.md follows asksPrompt.
+const (
+	asksSystem = "You write realistic example requests that one of an AI agent's skills is the right help for. Answer with JSON only."
+	asksPrompt = `An AI agent has a library of skills and must pick the ones that fit each request it gets. Below is one skill from that library. Write 10 requests for which this skill is the right help, the way people really send them to an agent:
+- most describe the situation in the person's own words — a symptom, an error message, a goal, a complaint — without the skill's name and often without its technical terms;
+- some are direct asks; mix short and long, casual and precise;
+- one or two are written in another language the person might use (Spanish, Italian, German, Portuguese or French);
+- no two alike; each on its own, at most 30 words.
+Answer with JSON only, in this form: {"asks": ["...", "..."]}
+
+Skill:
+`
+	// minAsks is the fewest asks an answer must give to be kept.
+	minAsks = 3
+)
+
+// AsksPrompt is the user message the model is shown for sk.
+func AsksPrompt(sk store.Skill) string {
+	sk.Asks = nil
+	return asksPrompt + string(skills.Format(sk))
+}
+
+// AsksResult says what one WriteAsks run did.
+type AsksResult struct {
+	Written int           // skills given asks
+	Failed  []AsksFailure // skills whose answer gave no usable asks
+	Left    int           // skills still without asks (beyond the run's limit or failed)
+}
+
+// WriteAsks has the model write the asks of enabled skills whose current
+// version has none, at most limit of them (0: all), skipping those skip
+// reports true for (skills that failed before). It stops at the first
+// error that is not one skill's (the context ending, the model's daily
+// budget, the database).
+func (e *Evolver) WriteAsks(ctx context.Context, limit int, skip func(store.Skill) bool) (AsksResult, error) {
+	var res AsksResult
+	all, err := e.db.Skills(ctx, false)
+	if err != nil {
+		return res, err
+	}
+	var todo []store.Skill
+	for _, sk := range all {
+		if len(sk.Asks) == 0 && (skip == nil || !skip(sk)) {
+			todo = append(todo, sk)
+		}
+	}
+	for i, sk := range todo {
+		if limit > 0 && res.Written+len(res.Failed) >= limit {
+			res.Left = len(todo) - i
+			break
+		}
+		asks, err := e.asksFor(ctx, sk)
+		switch {
+		case err == nil:
+			err = e.db.SetSkillAsks(ctx, sk.Name, sk.Version, asks)
+			if errors.Is(err, store.ErrNotFound) {
+				continue // changed meanwhile: the next run writes the new version's
+			}
+			if err != nil {
+				return res, err
+			}
+			res.Written++
+		case ctx.Err() != nil:
+			res.Left = len(todo) - i
+			return res, ctx.Err()
+		case errors.As(err, new(*answerError)):
+			res.Failed = append(res.Failed, AsksFailure{Name: sk.Name, Version: sk.Version, Why: err.Error()})
+		default:
+			// The model could not be reached or refused the call (its
+			// budget, its key): the other skills would fail alike.
+			res.Left = len(todo) - i
+			return res, fmt.Errorf("write asks of %s: %w", sk.Name, err)
+		}
+	}
+	res.Left += len(res.Failed)
+	return res, nil
+}
+
+// AsksFailure is a skill version whose answer gave no usable asks.
+type AsksFailure struct {
+	Name    string
+	Version int
+	Why     string
+}
+
+// answerError is a model answer that gives no usable asks.
+type answerError struct{ why string }
+
+func (a *answerError) Error() string { return a.why }
+
+// asksFor asks the model for one skill's asks.
+func (e *Evolver) asksFor(ctx context.Context, sk store.Skill) ([]string, error) {
+	callCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	answer, err := e.client.Complete(callCtx, asksSystem, AsksPrompt(sk), llm.Options{Temperature: 0.7, MaxTokens: 1200, JSON: true})
+	if err != nil {
+		return nil, err
+	}
+	return ParseAsks(answer)
+}
+
+// ParseAsks reads a model's answer: {"asks": [...]}, possibly inside a
+// Markdown code fence or after some words. The asks are normalised
+// (skills.NormAsks); fewer than three is an error.
+func ParseAsks(answer string) ([]string, error) {
+	s := strings.TrimSpace(answer)
+	if i := strings.IndexByte(s, '{'); i >= 0 {
+		if j := strings.LastIndexByte(s, '}'); j > i {
+			s = s[i : j+1]
+		}
+	}
+	var out struct {
+		Asks []string `json:"asks"`
+	}
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, &answerError{"the answer is not {\"asks\": [...]}: " + shorten(answer, 120)}
+	}
+	asks := skills.NormAsks(out.Asks)
+	if len(asks) < minAsks {
+		return nil, &answerError{fmt.Sprintf("the answer gives %d asks, fewer than %d", len(asks), minAsks)}
+	}
+	return asks, nil
+}

@@ -1,0 +1,93 @@
+package evolve_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/metaclaw/metaclaw/app/learner/evolve"
+	"github.com/metaclaw/metaclaw/app/learner/internal/learntest"
+	"github.com/metaclaw/metaclaw/proxy/fakeupstream"
+	"github.com/metaclaw/metaclaw/store"
+)
+
+func TestParseAsks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		answer string
+		want   int    // asks kept
+		err    string // part of the error
+	}{
+		{`{"asks": ["a b", "c d", "e f"]}`, 3, ""},
+		{"Here they are:\n```json\n{\"asks\": [\"a b\", \"c d\", \"e f\", \"  \", \"A B\"]}\n```", 3, ""},
+		{`{"asks": ["a b", "c d"]}`, 0, "fewer than 3"},
+		{`{"asks": "a b"}`, 0, "not {"},
+		{`I cannot help with that.`, 0, "not {"},
+		{`{"operations": []}`, 0, "fewer than 3"},
+	}
+	for _, tt := range tests {
+		got, err := evolve.ParseAsks(tt.answer)
+		if len(got) != tt.want || tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("ParseAsks(%q) = %q, %v; want %d asks, error %q", tt.answer, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// TestWriteAsks: the model is asked, one skill a call, for the asks of
+// each enabled skill without them, over the real chat-completions wire;
+// a useless answer fails that skill alone, an unreachable model stops
+// the run, and skills that have asks are left alone.
+func TestWriteAsks(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.up.SetRecording(true)
+	if err := f.db.SetSkillAsks(ctx, "old-habit", 1, []string{"kept as it is"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.db.PutSkill(ctx, store.SkillInput{Name: "third", Description: "When a third thing happens.", Body: "Do a third thing."}); err != nil {
+		t.Fatal(err)
+	}
+	f.up.Enqueue(fakeupstream.TextReply("```json\n{\"asks\": [\"my test fails on CI but not locally\", \"pytest says 1 failed\", \"el test falla\"]}\n```"))
+	f.up.Enqueue(fakeupstream.TextReply(`Sorry, no.`))
+	res, err := f.ev.WriteAsks(ctx, 0, nil)
+	if err != nil || res.Written != 1 || len(res.Failed) != 1 || res.Failed[0].Name != "third" || res.Left != 1 {
+		t.Fatalf("WriteAsks = %+v, %v", res, err)
+	}
+	sk, _ := f.db.Skill(ctx, "debug-failing-test")
+	if !slices.Equal(sk.Asks, []string{"my test fails on CI but not locally", "pytest says 1 failed", "el test falla"}) {
+		t.Errorf("asks = %q", sk.Asks)
+	}
+	if sk, _ := f.db.Skill(ctx, "old-habit"); !slices.Equal(sk.Asks, []string{"kept as it is"}) {
+		t.Errorf("a skill with asks was rewritten: %q", sk.Asks)
+	}
+	reqs := f.up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2 (one a skill without asks)", len(reqs))
+	}
+	p := learntest.PromptOf(reqs[0].Body)
+	if !strings.Contains(p.User, "name: debug-failing-test") || !strings.Contains(p.User, "Reproduce it locally") ||
+		!strings.Contains(p.User, `{"asks": [`) {
+		t.Errorf("the prompt does not show the skill and the answer's form:\n%s", p.User)
+	}
+
+	// A skill the caller skips (it failed before) is not asked again; a
+	// model that cannot be reached stops the run with an error.
+	res, err = f.ev.WriteAsks(ctx, 0, func(sk store.Skill) bool { return sk.Name == "third" })
+	if err != nil || res.Written != 0 || len(f.up.Requests()) != 2 {
+		t.Errorf("skipped skill: %+v, %v, %d calls", res, err, len(f.up.Requests()))
+	}
+	f.up.SetDefault(fakeupstream.ErrorReply(http.StatusUnauthorized, "bad key"))
+	res, err = f.ev.WriteAsks(ctx, 0, nil)
+	if err == nil || !strings.Contains(err.Error(), "third") || res.Left != 1 {
+		t.Errorf("unreachable model: %+v, %v", res, err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := f.ev.WriteAsks(cctx, 0, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: %v", err)
+	}
+}
