@@ -92,9 +92,18 @@ func FTSQuery(text string) string {
 	return strings.Join(terms, " OR ")
 }
 
-// stopWords are common English words that carry no topic.
+// stopWords are common words that carry no topic: English, and the
+// function words of the other languages people write to their agents in
+// (Spanish, Portuguese, Italian, French, German), so that a request in one
+// of them does not match a skill whose asks are in it by its articles. A
+// word that is also an English or technical one (German "die", "war", "dir",
+// French "pour", "du", Italian "ci", "io", Portuguese "os", "eu") is left
+// out.
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
+	for _, w := range strings.Fields(foreignStopWords) {
+		m[w] = true
+	}
 	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto
 		is are was were be been being am do does did doing have has had having i me my mine we us our you your
 		he him his she her it its they them their this that these those there here what which who whom whose
@@ -107,6 +116,25 @@ var stopWords = func() map[string]bool {
 	}
 	return m
 }()
+
+// foreignStopWords are the function words of Spanish, Portuguese,
+// Italian, French and German (lower case, with their accents).
+const foreignStopWords = `
+	el la los las un una unos unas y de del al en por para con sobre que qué como cómo es está están estoy
+	ser fue muy más pero mi mis tu tus su sus yo tú él ella nosotros ustedes le les lo se me te nos ya hoy este
+	esta esto estos estas ese esa eso hay tengo tiene puedo puedes quiero cuando donde dónde porque también
+	as um uns umas ou do da dos das no na nos nas com sem é são estou foi muito mas meu minha meus minhas seu
+	sua você ele nós eles elas lhe já hoje isto esse essa isso tem tenho posso pode quero quando onde porque
+	também foste
+	il gli di della dei delle nel nella per sono sta sto essere molto più ma mio mia miei tuo tua lui lei noi
+	voi loro ti si già oggi questo questa quello quella ho hai ha posso puoi voglio quando dove perché anche
+	non
+	les une des et au aux dans avec sans sur qui comme est sont suis être très plus mais mon ma mes ton ta tes
+	sa ses je il elle vous ils elles lui leur déjà aujourd hui ce cette ces cet avez peux voudrais quand où
+	aussi ne pas
+	der das den dem des ein eine einer eines einem einen und oder von zu im am an auf für ohne über dass wie ist
+	sind sein sehr mehr aber mein meine dein deine seine ich er sie es wir ihr mich mir dich sich schon
+	heute dieser diese dieses habe hast kann kannst möchte nicht auch noch nur wenn wo warum`
 
 // MetaSkillGeneration is the meta key of the skill generation
 // (SkillGeneration), by which every process tells that the library changed.

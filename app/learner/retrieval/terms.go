@@ -38,7 +38,8 @@ var requestWords = func() map[string]bool {
 		want need like let me my you your we our us im ive id dont doesnt didnt cant wont isnt
 		something anything everything thing things stuff way really just also still maybe
 		ok okay yes yeah sure right now today again actually figure find look make tell give get got know
-		think start keep put try see show going wanted trying done lol re ll ve`) {
+		think start keep put try see show going wanted trying done lol re ll ve
+		gracias hola obrigado obrigada olá oi grazie ciao merci bonjour salut danke hallo bitte`) {
 		m[w] = true
 	}
 	return m

@@ -23,7 +23,7 @@ func synthLibrary(b *testing.B, db *store.DB, n int) {
 	starter, _ := db.Skills(ctx, false)
 	var vocab []string
 	for _, s := range starter {
-		vocab = append(vocab, strings.Fields(strings.ToLower(s.Description+" "+s.Body))...)
+		vocab = append(vocab, strings.Fields(strings.ToLower(s.Description+" "+s.Body+" "+strings.Join(s.Asks, " ")))...)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
 	words := func(k int) string {
@@ -36,6 +36,9 @@ func synthLibrary(b *testing.B, db *store.DB, n int) {
 	for i := len(starter); i < n; i++ {
 		in := store.SkillInput{Name: fmt.Sprintf("synthetic-skill-%d", i), Description: "Use when " + words(18),
 			Category: Categories[i%len(Categories)], Tags: strings.Fields(words(3)), Body: words(120), Source: "bench"}
+		for range 10 { // asks as the starter bank's: ten requests of about 15 words
+			in.Asks = append(in.Asks, words(15))
+		}
 		if _, _, err := db.PutSkill(ctx, in); err != nil {
 			b.Fatal(err)
 		}
@@ -86,7 +89,7 @@ func churn(b *testing.B, db *store.DB, r *Retriever, stop <-chan struct{}) <-cha
 			s, err := db.Skill(ctx, "synthetic-skill-1000")
 			if err == nil {
 				db.PutSkill(ctx, store.SkillInput{Name: s.Name, Description: s.Description, Category: s.Category, Tags: s.Tags,
-					Body: s.Body + fmt.Sprintf(" edit %d", i), Source: "bench"})
+					Body: s.Body + fmt.Sprintf(" edit %d", i), Asks: s.Asks, Source: "bench"})
 			}
 			if lib := r.lib.cur.Load(); lib != nil && i%5 == 4 {
 				lib.ix.Compact()
