@@ -33,6 +33,7 @@ type ExplainedSkill struct {
 	Score, Coverage, Relative, Efficacy float64
 	Similarity, Fused                   float64 // with embeddings: cosine similarity, hybrid relevance
 	Matched                             []string
+	ViaAsks                             []string // of Matched, the words found only in the skill's asks
 	Injected                            bool
 	Reason                              string // why it was left out
 }

@@ -16,7 +16,7 @@ func (f *fakeExplainer) ExplainSkills(_ context.Context, api string, request []b
 	f.api, f.request = api, string(request)
 	return SkillExplanation{Request: "write a commit message", Terms: []string{"write", "commit", "message"}, Mode: f.mode,
 		Rule: "coverage ≥ 0.10, score ≥ 6.0 and ≥ 0.55 of the best", Skills: []ExplainedSkill{
-			{Name: "write-commit-message", Version: 1, Score: 14.2, Coverage: 0.9, Relative: 1, Efficacy: 1.1, Similarity: 0.61, Fused: 0.91, Matched: []string{"commit", "message"}, Injected: true},
+			{Name: "write-commit-message", Version: 1, Score: 14.2, Coverage: 0.9, Relative: 1, Efficacy: 1.1, Similarity: 0.61, Fused: 0.91, Matched: []string{"commit", "message", "squash"}, ViaAsks: []string{"squash"}, Injected: true},
 			{Name: "write-pr-description", Version: 1, Score: 5.1, Coverage: 0.3, Relative: 0.36, Efficacy: 1, Matched: []string{"commit"}, Reason: "0.36 of the best match"},
 		}}, nil
 }
@@ -35,7 +35,7 @@ func TestTurnPageExplainsSkills(t *testing.T) {
 	c := e.login(t)
 	p := e.get(t, c, "/turns/"+i64(turn.ID))
 	for _, want := range []string{`data-testid="turn-explain"`, "write-commit-message", "injected", "left out: 0.36 of the best match",
-		"coverage ≥ 0.10", "×1.10"} {
+		"coverage ≥ 0.10", "×1.10", "commit message squash", "(through its asks: squash)"} {
 		if !strings.Contains(p.body, want) {
 			t.Errorf("turn page lacks %q", want)
 		}

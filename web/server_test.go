@@ -344,6 +344,16 @@ func TestSkillFormsThroughHTTP(t *testing.T) {
 	if sk.Version != 3 || sk.Body != "1. Read .python-version." || !sk.Enabled {
 		t.Errorf("after revert: %+v", sk)
 	}
+	if p := e.get(t, c, "/skills/pin-python"); !strings.Contains(p.body, `data-testid="skill-asks-none"`) {
+		t.Errorf("a skill without asks: %.300s", p.body)
+	}
+	if err := e.db.SetSkillAsks(ctx, "pin-python", sk.Version, []string{"which python does this repo want?", "<b>pyenv</b> says version not installed"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := e.get(t, c, "/skills/pin-python"); !strings.Contains(p.body, "which python does this repo want?") ||
+		!strings.Contains(p.body, "&lt;b&gt;pyenv&lt;/b&gt; says") {
+		t.Errorf("the skill's asks are not shown (escaped): %.300s", p.body)
+	}
 	empty := url.Values{"name": {"Bad Name"}, "description": {"x"}, "body": {"y"}}
 	if p := e.post(t, c, "/skills", empty); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `data-testid="error-name"`) {
 		t.Errorf("bad name: status %d", p.status)

@@ -218,7 +218,7 @@ func writeExplanation(env *Env, sel skills.Selection) {
 		if vectors {
 			fmt.Fprintf(w, "\t%.2f\t%.2f", c.Cosine, c.Fused)
 		}
-		fmt.Fprintf(w, "\t%s\t%s\n", strings.Join(c.Matched, " "), decision)
+		fmt.Fprintf(w, "\t%s\t%s\n", skills.MatchedText(c), decision)
 	}
 	w.Flush()
 }

@@ -68,7 +68,7 @@ func (s SkillExplainer) ExplainSkills(ctx context.Context, api string, request [
 		out.Rule = c.Threshold
 		out.Skills = append(out.Skills, web.ExplainedSkill{Name: c.Skill.Name, Version: c.Skill.Version, Score: c.Score,
 			Coverage: c.Coverage, Relative: c.Relative, Efficacy: c.Efficacy, Similarity: c.Cosine, Fused: c.Fused,
-			Matched: c.Matched, Injected: c.Injected, Reason: c.Reason})
+			Matched: c.Matched, ViaAsks: c.ViaAsks, Injected: c.Injected, Reason: c.Reason})
 	}
 	return out, nil
 }

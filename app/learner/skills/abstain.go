@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/retrieval"
@@ -69,6 +70,9 @@ type Candidate struct {
 	Relative  float64 // Score / the best Score
 	Fused     float64 // hybrid relevance; 0 in keyword mode
 	Matched   []string
+	// ViaAsks are the matched words found only in the skill's asks, not
+	// in its own text.
+	ViaAsks   []string
 	Injected  bool
 	Reason    string // why it was left out; "" when injected
 	Threshold string // the rule it was held to
@@ -90,6 +94,10 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 	for _, h := range hits {
 		c := r.candidate(lib, q, st, h.Doc, h.Score, h.Matched, h.MatchedHead, total)
 		c.NameTerms = bits.OnesCount64(h.MatchedField[0])
+		own := h.MatchedField[0] | h.MatchedField[1] | h.MatchedField[2] | h.MatchedField[3]
+		for m := h.MatchedField[4] &^ own; m != 0; m &= m - 1 {
+			c.ViaAsks = append(c.ViaAsks, q.Terms[bits.TrailingZeros64(m)].Word)
+		}
 		cands = append(cands, c)
 	}
 	var qv []float32
@@ -264,4 +272,14 @@ func (r *Retriever) queryVector(ctx context.Context, text string) []float32 {
 		return nil
 	}
 	return vs[0]
+}
+
+// MatchedText is a candidate's matched words for an explanation, those
+// found only in its asks said apart.
+func MatchedText(c Candidate) string {
+	s := strings.Join(c.Matched, " ")
+	if len(c.ViaAsks) > 0 {
+		s += " (through its asks: " + strings.Join(c.ViaAsks, " ") + ")"
+	}
+	return s
 }

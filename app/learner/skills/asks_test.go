@@ -3,6 +3,7 @@ package skills
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -52,6 +53,12 @@ func TestAsksFindASkill(t *testing.T) {
 	}
 	if !has() {
 		t.Error("not found through its asks")
+	}
+	sel, _ := r.Select(ctx, msgs)
+	for _, c := range sel.Considered {
+		if c.Skill.Name == sk.Name && (!slices.Contains(c.ViaAsks, "private") || !strings.Contains(MatchedText(c), "(through its asks: ")) {
+			t.Errorf("the explanation does not say the words came through its asks: %q / %q", c.ViaAsks, MatchedText(c))
+		}
 	}
 }
 
