@@ -70,7 +70,7 @@ func Read(msgs []Message) Request {
 			continue
 		}
 		prose, _ := splitPaste(t)
-		if prose = cut(prose); prose != "" {
+		if prose = cut(prose); prose != "" && !filler(prose) {
 			earlier = append(earlier, prose)
 		}
 	}
@@ -138,10 +138,17 @@ func (r Request) Query(skip func(string) bool) Query {
 			}
 		})
 	}
-	add(r.Instruction, 1)
+	ctx := r.Context
+	if r.Paste == "" && r.Tool == "" && len(ctx) > 0 && goOn(r.Instruction) {
+		// "go ahead", "yes continue": the task is the message before.
+		add(ctx[0], 1)
+		ctx = ctx[1:]
+	} else {
+		add(r.Instruction, 1)
+	}
 	add(r.Paste, WeightPaste)
 	add(r.Tool, WeightTool)
-	for i, c := range r.Context {
+	for i, c := range ctx {
 		w := WeightContext1
 		if i > 0 {
 			w = WeightContext2
@@ -149,6 +156,50 @@ func (r Request) Query(skip func(string) bool) Query {
 		add(c, w)
 	}
 	return q
+}
+
+// goOn reports whether a message only tells the agent to go on with what
+// it was doing ("go ahead", "yes, continue", "ok do it"): its words are
+// assent and at least one of going on, nothing else.
+func goOn(text string) bool {
+	on, other := fillerWords(text)
+	return on && !other
+}
+
+// filler reports whether a message says nothing but assent or going on
+// ("sounds good", "ok", "go ahead"): an earlier message of the kind is no
+// context.
+func filler(text string) bool {
+	_, other := fillerWords(text)
+	return !other
+}
+
+// fillerWords reports whether text has a word of going on, and one that
+// is neither that nor assent.
+func fillerWords(text string) (on, other bool) {
+	forEachWord(text, func(word string) {
+		switch w := strings.ToLower(word); {
+		case goOnWords[w]:
+			on = true
+		case assentWords[w]:
+		default:
+			other = true
+		}
+	})
+	return on, other
+}
+
+var (
+	goOnWords   = wordSet("continue proceed ahead go carry on keep going next do it approved approve confirmed confirm resume")
+	assentWords = wordSet("yes yep yeah ok okay sure please pls sounds good fine alright right then and with that the so now")
+)
+
+func wordSet(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
 }
 
 // numeric reports whether a word is a number: times, sizes and counts

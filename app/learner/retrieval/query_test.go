@@ -123,3 +123,37 @@ func FuzzRead(f *testing.F) {
 		_ = r.Query(nil)
 	})
 }
+
+// TestGoAheadTakesTheTask: "go ahead" and "yes, continue" ask for the task
+// of the message before, which the query takes at full weight; assent
+// ("sounds good") is no context; an acknowledgement with no word of going
+// on ("great, thanks") and a message that says more are left as they are.
+func TestGoAheadTakesTheTask(t *testing.T) {
+	t.Parallel()
+	msgs := func(texts ...string) []Message {
+		var out []Message
+		for _, s := range texts {
+			out = append(out, Message{Role: "user", Text: s}, Message{Role: "assistant", Text: "ok"})
+		}
+		return out[:len(out)-1]
+	}
+	weights := func(r Request) map[string]float64 {
+		m := map[string]float64{}
+		for _, qt := range r.Query(nil).Terms {
+			m[qt.Word] = qt.Weight
+		}
+		return m
+	}
+	r := Read(msgs("rename the scans to their dates", "sounds good", "Yes, go ahead."))
+	if w := weights(r); w["rename"] != 1 || w["scans"] != 1 || w["go"] != 0 || w["sounds"] != 0 {
+		t.Errorf("go ahead: context %q, weights %v", r.Context, w)
+	}
+	r = Read(msgs("rename the scans to their dates", "great, thanks"))
+	if w := weights(r); w["rename"] != WeightContext1 || w["great"] != 1 {
+		t.Errorf("an acknowledgement: weights %v", w)
+	}
+	r = Read(msgs("rename the scans to their dates", "go ahead but skip the pdfs"))
+	if w := weights(r); w["rename"] != WeightContext1 || w["pdfs"] != 1 {
+		t.Errorf("go ahead with more: weights %v", w)
+	}
+}
