@@ -10,19 +10,30 @@ import (
 
 // How the learner has skills' asks written (evolve.WriteAsks): when it
 // starts, whenever skills change, and every asksEvery, at most
-// asksPerRun skills a run; a skill version whose answer failed
-// asksTries times is left until the app restarts.
+// asksPerRun skills a run and a fifth of learning.max_calls_per_day a
+// day (so that a big import does not spend the judge's budget); a skill
+// version whose answer failed asksTries times is left until the app
+// restarts.
 const (
-	asksEvery  = 10 * time.Minute
-	asksPerRun = 20
-	asksTries  = 3
-	asksSettle = 3 * time.Second // Options.AsksSettle's default
+	asksEvery    = 10 * time.Minute
+	asksPerRun   = 20
+	asksTries    = 3
+	asksSettle   = 3 * time.Second // Options.AsksSettle's default
+	asksDayShare = 5               // asks take at most 1/asksDayShare of the daily calls
 )
+
+// asksState is what the asks worker keeps between runs.
+type asksState struct {
+	failed map[string]int // "name@version" → failed answers
+	day    string         // the local day the calls below were made on
+	calls  int            // calls made that day
+	capLog string         // the day the cap was last logged
+}
 
 // asksWorker writes the asks of skills that have none until ctx ends (a
 // call in flight then is abandoned: the next start writes those asks).
 func (l *Learner) asksWorker(ctx context.Context) {
-	failed := map[string]int{} // "name@version" → failed answers
+	st := &asksState{failed: map[string]int{}}
 	timer := time.NewTimer(l.opts.AsksSettle)
 	defer timer.Stop()
 	for {
@@ -38,7 +49,7 @@ func (l *Learner) asksWorker(ctx context.Context) {
 			}
 		case <-timer.C:
 		}
-		more := l.writeAsks(ctx, failed)
+		more := l.writeAsks(ctx, st)
 		timer.Reset(asksEvery)
 		if more {
 			timer.Reset(l.opts.AsksSettle)
@@ -46,18 +57,35 @@ func (l *Learner) asksWorker(ctx context.Context) {
 	}
 }
 
-// writeAsks runs one WriteAsks when the configuration asks for it and
-// learning is not paused; it reports whether skills are left that the
-// next run should take at once.
-func (l *Learner) writeAsks(ctx context.Context, failed map[string]int) bool {
+// writeAsks runs one WriteAsks when the configuration asks for it,
+// learning is not paused and the day's share of calls is not spent; it
+// reports whether skills are left that the next run should take at once.
+func (l *Learner) writeAsks(ctx context.Context, st *asksState) bool {
 	cfg, _, ev := l.current()
 	if ev == nil || !cfg.Skills.WriteAsks || l.isPaused("writing skills' asks") {
 		return false
 	}
+	today := l.now().Format(time.DateOnly)
+	if st.day != today {
+		st.day, st.calls = today, 0
+	}
+	limit := asksPerRun
+	if perDay := cfg.Learning.MaxCallsPerDay / asksDayShare; cfg.Learning.MaxCallsPerDay > 0 {
+		limit = min(limit, max(perDay, 1)-st.calls)
+		if limit <= 0 {
+			if st.capLog != today {
+				st.capLog = today
+				l.log.Info("learner: writing skills' asks waits for tomorrow: a fifth of learning.max_calls_per_day is spent on them today",
+					"calls", st.calls)
+			}
+			return false
+		}
+	}
 	key := func(sk store.Skill) string { return sk.Name + "@" + strconv.Itoa(sk.Version) }
-	res, err := ev.WriteAsks(ctx, asksPerRun, func(sk store.Skill) bool { return failed[key(sk)] >= asksTries })
+	res, err := ev.WriteAsks(ctx, limit, func(sk store.Skill) bool { return st.failed[key(sk)] >= asksTries })
+	st.calls += res.Written + len(res.Failed)
 	for _, f := range res.Failed {
-		failed[f.Name+"@"+strconv.Itoa(f.Version)]++
+		st.failed[f.Name+"@"+strconv.Itoa(f.Version)]++
 		l.log.Debug("learner: no asks from the model's answer", "skill", f.Name, "why", f.Why)
 	}
 	switch {

@@ -56,3 +56,32 @@ func TestLearnerWritesAsks(t *testing.T) {
 		})
 	}
 }
+
+// TestAsksKeepToTheirShareOfTheDay: asks take at most a fifth of
+// learning.max_calls_per_day, so that an import of many skills leaves the
+// judge its budget.
+func TestAsksKeepToTheirShareOfTheDay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, func(c *config.Config, o *learner.Options) {
+		c.Skills.WriteAsks = true
+		c.Learning.MaxCallsPerDay = 10 // two for asks
+		o.AsksSettle = 10 * time.Millisecond
+	})
+	for i := range 5 {
+		name := "skill-" + string(rune('a'+i))
+		if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: name, Description: "When " + name + ".", Body: "Do it."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.serve(t)
+	testutil.Eventually(t, "two skills' asks", func() bool { return h.brain.asksCalls.Load() == 2 })
+	// Another change wakes the worker; the day's share is spent.
+	if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: "skill-z", Description: "When z.", Body: "Do z."}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * 10 * time.Millisecond)
+	if n := h.brain.asksCalls.Load(); n != 2 {
+		t.Errorf("%d asks calls, want 2 (a fifth of 10)", n)
+	}
+}
