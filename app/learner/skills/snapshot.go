@@ -281,7 +281,8 @@ func EmbedText(sk store.Skill) string {
 	if len(body) > 1500 {
 		body = body[:1500]
 	}
-	return strings.ReplaceAll(sk.Name, "-", " ") + ": " + sk.Description + "\n" + strings.Join(sk.Tags, ", ") + "\n" + body
+	return strings.ReplaceAll(sk.Name, "-", " ") + ": " + sk.Description + "\n" + strings.Join(sk.Tags, ", ") + "\n" +
+		strings.Join(sk.Asks, "\n") + "\n" + body
 }
 
 // fillVectors embeds the skills of ix that have no vector yet, in batches.
