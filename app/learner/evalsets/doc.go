@@ -3,7 +3,7 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Three sets live below this folder, written independently of each other:
+// Four sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
 //   - dev2/: a second development set (skill turns only), written by someone
@@ -13,6 +13,10 @@
 //   - heldout/: written before any tuning, by someone who did not read the
 //     retrieval code, and never tuned on. Reported figures come from it, and
 //     `make test` holds them as regression floors.
+//   - heldout2/: a second held-out set (skill turns only), written after
+//     round 5 was settled by someone who read neither the retrieval code nor
+//     the other sets, and run once on the settled design; its README says
+//     how. `make test` holds its figures as floors too.
 //
 // Each set has the same layout:
 //
@@ -20,6 +24,7 @@
 //	turns.jsonl                   one SkillTurn per line
 //	memory/conversations.jsonl    one Conversation (a session) per line
 //	memory/questions.jsonl        one Question per line
+//	asks.jsonl                    one SkillAsks per line: the skills' asks
 //
 // Only evaluation code in tests and benchmarks imports this package.
 package evalsets

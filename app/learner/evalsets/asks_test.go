@@ -1,0 +1,37 @@
+package evalsets
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestAsksCoverEverySkill: a set's asks.jsonl gives every skill of its
+// library asks, once, and names no other skill.
+func TestAsksCoverEverySkill(t *testing.T) {
+	t.Parallel()
+	for _, dir := range []string{"dev", "dev2", "heldout", "heldout2"} {
+		s, err := Load(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries, err := os.ReadDir(filepath.Join(dir, "skills"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lib := map[string]bool{}
+		for _, e := range entries {
+			lib[e.Name()] = true
+		}
+		seen := map[string]bool{}
+		for _, a := range s.Asks {
+			if !lib[a.Skill] || seen[a.Skill] || len(a.Asks) < 3 {
+				t.Errorf("%s/asks.jsonl: %q unknown, repeated or with %d asks", dir, a.Skill, len(a.Asks))
+			}
+			seen[a.Skill] = true
+		}
+		if len(seen) != len(lib) {
+			t.Errorf("%s: asks for %d of %d skills", dir, len(seen), len(lib))
+		}
+	}
+}
