@@ -121,14 +121,14 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 			return true, nil
 		}
 		// A retired skill put again with the same content comes back.
-		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = ? WHERE id = ? AND retired = 1", now, id)
+		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = max(?, updated_at + 1) WHERE id = ? AND retired = 1", now, id)
 		if err != nil {
 			return false, err
 		}
 		n, _ := res.RowsAffected()
 		return n > 0, nil
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE skills SET current_version = ?, updated_at = ?, enabled = 1, retired = 0 WHERE id = ?`, cur+1, now, id); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE skills SET current_version = ?, updated_at = max(?, updated_at + 1), enabled = 1, retired = 0 WHERE id = ?`, cur+1, now, id); err != nil {
 		return false, fmt.Errorf("update skill %s: %w", in.Name, err)
 	}
 	return true, insertVersion(ctx, tx, id, cur+1, in, now)
@@ -153,7 +153,7 @@ func setAsks(ctx context.Context, tx *sql.Tx, id int64, version int, asks []stri
 		jsonList(asks), id, version); err != nil {
 		return fmt.Errorf("set asks: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = ? WHERE id = ?", now, id); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = max(?, updated_at + 1) WHERE id = ?", now, id); err != nil {
 		return fmt.Errorf("set asks: %w", err)
 	}
 	return nil
@@ -268,6 +268,77 @@ func (db *DB) Skills(ctx context.Context, all bool) ([]Skill, error) {
 	return out, rows.Err()
 }
 
+// SkillHead is an enabled skill's id and revision: every change of the
+// skill (a version, its asks, being enabled) moves its revision, the
+// updated_at of its row, which each change makes greater than before.
+type SkillHead struct {
+	ID  int64
+	Rev int64
+}
+
+// EnabledSkillHeads lists the enabled skills' heads: a reader that keeps
+// the revision of each skill it holds reads again only those that moved
+// (SkillsByID), not the whole library.
+func (db *DB) EnabledSkillHeads(ctx context.Context) ([]SkillHead, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT id, updated_at FROM skills WHERE enabled = 1")
+	if err != nil {
+		return nil, fmt.Errorf("list skills: %w", err)
+	}
+	defer rows.Close()
+	var out []SkillHead
+	for rows.Next() {
+		var h SkillHead
+		if err := rows.Scan(&h.ID, &h.Rev); err != nil {
+			return nil, fmt.Errorf("list skills: %w", err)
+		}
+		out = append(out, h)
+	}
+	return out, rows.Err()
+}
+
+// EnabledSkillsByID returns the enabled skills among ids, with the
+// revision each was read at.
+func (db *DB) EnabledSkillsByID(ctx context.Context, ids []int64) ([]Skill, []int64, error) {
+	var out []Skill
+	var revs []int64
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(start+500, len(ids))]
+		args := make([]any, len(chunk))
+		for i, id := range chunk {
+			args[i] = id
+		}
+		q := "SELECT " + skillCols + ", s.updated_at" + skillFrom + " WHERE s.enabled = 1 AND s.id IN (?" +
+			strings.Repeat(",?", len(chunk)-1) + ")"
+		rows, err := db.sql.QueryContext(ctx, q, args...)
+		if err != nil {
+			return nil, nil, fmt.Errorf("read skills: %w", err)
+		}
+		for rows.Next() {
+			var rev int64
+			s, err := scanSkill(rowWith{rows, &rev})
+			if err != nil {
+				rows.Close()
+				return nil, nil, fmt.Errorf("read skills: %w", err)
+			}
+			out, revs = append(out, s), append(revs, rev)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, nil, fmt.Errorf("read skills: %w", err)
+		}
+	}
+	return out, revs, nil
+}
+
+// rowWith scans a row into a skill's columns and then extra.
+type rowWith struct {
+	rows  *sql.Rows
+	extra *int64
+}
+
+func (r rowWith) Scan(dest ...any) error { return r.rows.Scan(append(dest, r.extra)...) }
+
 // SkillVersions returns every version of a skill, oldest first.
 func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, error) {
 	rows, err := db.sql.QueryContext(ctx, `SELECT v.version, v.description, v.category, v.tags, v.body, v.source,
@@ -305,7 +376,7 @@ func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, e
 
 // SetSkillEnabled enables or disables a skill (re-enabling a retired one).
 func (db *DB) SetSkillEnabled(ctx context.Context, name string, enabled bool) error {
-	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = ? WHERE name = ?", enabled, nowMillis(), name)
+	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = max(?, updated_at + 1) WHERE name = ?", enabled, nowMillis(), name)
 	db.skillsChanged()
 	return affected(res, err, "skill "+name)
 }

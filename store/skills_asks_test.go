@@ -67,3 +67,56 @@ func TestSkillAsks(t *testing.T) {
 		t.Errorf("versions' asks: %+v", vs)
 	}
 }
+
+// TestSkillHeadsMoveOnEveryChange: a skill's revision moves with every
+// change of it, even two in the same millisecond, so a reader that keeps
+// revisions misses none; EnabledSkillsByID reads the enabled ones asked
+// for.
+func TestSkillHeadsMoveOnEveryChange(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	rev := func(name string) int64 {
+		heads, err := db.EnabledSkillHeads(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sk, err := db.Skill(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range heads {
+			if h.ID == sk.ID {
+				return h.Rev
+			}
+		}
+		return -1
+	}
+	s, _, err := db.PutSkill(ctx, SkillInput{Name: "a", Description: "When a.", Body: "Do a."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.PutSkill(ctx, SkillInput{Name: "b", Description: "When b.", Body: "Do b."})
+	last := rev("a")
+	for i, change := range []func() error{
+		func() error { return db.SetSkillAsks(ctx, "a", 1, []string{"one"}) },
+		func() error { return db.SetSkillAsks(ctx, "a", 1, []string{"two"}) },
+		func() error { _, _, err := db.PutSkill(ctx, SkillInput{Name: "a", Description: "When a.", Body: "Do a again."}); return err },
+		func() error { return db.SetSkillAsks(ctx, "a", 2, []string{"three"}) },
+	} {
+		must(t, change())
+		if r := rev("a"); r <= last {
+			t.Errorf("change %d: revision %d after %d", i, r, last)
+		} else {
+			last = r
+		}
+	}
+	must(t, db.SetSkillEnabled(ctx, "b", false))
+	if rev("b") != -1 {
+		t.Error("a disabled skill has a head")
+	}
+	sks, revs, err := db.EnabledSkillsByID(ctx, []int64{s.ID, s.ID + 1, 999})
+	if err != nil || len(sks) != 1 || sks[0].Name != "a" || !slices.Equal(sks[0].Asks, []string{"three"}) || revs[0] != last {
+		t.Errorf("EnabledSkillsByID = %+v %v, %v", sks, revs, err)
+	}
+}

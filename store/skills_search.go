@@ -248,7 +248,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch SkillChange) (bool, error) 
 		if err != nil || retired {
 			return false, err
 		}
-		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 0, retired = 1, updated_at = ? WHERE name = ?", nowMillis(), ch.Input.Name)
+		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 0, retired = 1, updated_at = max(?, updated_at + 1) WHERE name = ?", nowMillis(), ch.Input.Name)
 		return true, affected(res, err, "retire skill "+ch.Input.Name)
 	}
 	return false, fmt.Errorf("unknown skill operation %q", ch.Op)

@@ -2,6 +2,7 @@ package retrieval
 
 import (
 	"math"
+	"runtime"
 	"sync"
 )
 
@@ -53,6 +54,7 @@ type Index[D any] struct {
 	hashes []uint64    // by slot: of the fields' texts, to keep a vector across a Put of the same texts
 	slots  map[int64]int32
 	post   map[string][]posting
+	terms  []string         // post's keys, in the order they came (compaction copies them in chunks)
 	df     map[string]int32 // documents per term, deleted ones too
 	live   int
 	lenSum [maxFields]float64 // over every slot, deleted ones too
@@ -75,6 +77,7 @@ type op[D any] struct {
 	key    int64
 	doc    D
 	fields []string
+	terms  []map[string]int // the fields' term frequencies, computed off the lock
 	vec    []float32
 }
 
@@ -98,6 +101,10 @@ func (ix *Index[D]) Len() int {
 // replaced document is kept when every text is the same.
 func (ix *Index[D]) Put(key int64, doc D, fields ...string) {
 	terms := fieldTerms(fields)
+	// Start the short write below on a fresh time slice: a writer
+	// preempted while it holds the lock (a busy machine, a long
+	// tokenisation before it) would stall every turn queued behind it.
+	runtime.Gosched()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	ix.put(key, doc, fields, terms, nil)
@@ -117,7 +124,7 @@ func fieldTerms(fields []string) []map[string]int {
 
 func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]int, vec []float32) {
 	if ix.compacting {
-		ix.journal = append(ix.journal, op[D]{key: key, doc: doc, fields: fields, vec: vec})
+		ix.journal = append(ix.journal, op[D]{key: key, doc: doc, fields: fields, terms: terms, vec: vec})
 	}
 	hash := textHash(fields)
 	if slot, ok := ix.slots[key]; ok {
@@ -135,7 +142,11 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]in
 		}
 		for t, n := range tf {
 			lens[f] += float32(n)
-			ix.post[t] = append(ix.post[t], posting{slot: slot, field: uint8(f), tf: uint16(min(n, math.MaxUint16))})
+			ps, ok := ix.post[t]
+			if !ok {
+				ix.terms = append(ix.terms, t)
+			}
+			ix.post[t] = append(ps, posting{slot: slot, field: uint8(f), tf: uint16(min(n, math.MaxUint16))})
 			if !seen[t] {
 				seen[t] = true
 				ix.df[t]++
@@ -200,28 +211,52 @@ func (ix *Index[D]) delete(key int64) {
 	}
 }
 
+// termPostings is one term's posting list.
+type termPostings struct {
+	term string
+	ps   []posting
+}
+
 // compact rebuilds the postings from the live documents and swaps them
-// in. It copies what it reads under the read lock (the per-slot arrays
-// and the posting lists' headers: a posting is never changed once
-// appended) and builds without any lock, so neither searches nor changes
-// wait for it; the changes made meanwhile are journalled and replayed on
-// the new postings when they are swapped in (replaying a change twice
-// leaves the same result).
+// in. It copies what it reads (the per-slot arrays and the posting lists'
+// headers: a posting is never changed once appended) in chunks, each
+// under the read lock, into room made before, and builds without any lock,
+// so neither searches nor changes wait for it; the changes made meanwhile
+// are journalled and replayed on the new postings, off the lock too, until
+// few are left, which are replayed under the lock as the new postings are
+// swapped in (replaying a change twice leaves the same result).
 func (ix *Index[D]) compact() {
 	ix.mu.RLock()
-	alive := append([]bool(nil), ix.alive...)
-	docs := append([]D(nil), ix.docs...)
-	keys := append([]int64(nil), ix.keys...)
-	lens := append([][maxFields]float32(nil), ix.lens...)
-	vecs := append([][]float32(nil), ix.vecs...)
-	hashes := append([]uint64(nil), ix.hashes...)
-	post := make(map[string][]posting, len(ix.post))
-	for t, ps := range ix.post {
-		post[t] = ps
-	}
+	n, nt := len(ix.docs), len(ix.terms)
 	ix.mu.RUnlock()
+	alive, docs, keys := make([]bool, 0, n), make([]D, 0, n), make([]int64, 0, n)
+	lens, vecs, hashes := make([][maxFields]float32, 0, n), make([][]float32, 0, n), make([]uint64, 0, n)
+	post := make([]termPostings, 0, nt)
+	// Copied in chunks, the read lock taken for each: a holder preempted on
+	// a busy machine then delays a waiting change, and the turns queued
+	// behind it, by one chunk's copy at most. What changes between chunks
+	// (a deletion, a vector) is journalled and replayed; slots and postings
+	// added after the first look (slot n and beyond) come back with the
+	// journal too.
+	for start := 0; start < n; start += copyChunk {
+		end := min(start+copyChunk, n)
+		runtime.Gosched() // as in Put
+		ix.mu.RLock()
+		alive, docs, keys = append(alive, ix.alive[start:end]...), append(docs, ix.docs[start:end]...), append(keys, ix.keys[start:end]...)
+		lens, vecs, hashes = append(lens, ix.lens[start:end]...), append(vecs, ix.vecs[start:end]...), append(hashes, ix.hashes[start:end]...)
+		ix.mu.RUnlock()
+	}
+	for start := 0; start < nt; start += copyChunk {
+		runtime.Gosched()
+		ix.mu.RLock()
+		for _, t := range ix.terms[start:min(start+copyChunk, nt)] {
+			post = append(post, termPostings{t, ix.post[t]})
+		}
+		ix.mu.RUnlock()
+	}
 
 	fresh := NewIndex[D](ix.fields...)
+	fresh.compacting = true // it journals (discarded) and never compacts itself
 	remap := make([]int32, len(docs))
 	for slot, ok := range alive {
 		remap[slot] = -1
@@ -240,32 +275,58 @@ func (ix *Index[D]) compact() {
 			}
 		}
 	}
-	for t, ps := range post {
-		var out []posting
+	for _, tp := range post {
+		out := make([]posting, 0, len(tp.ps))
 		last := int32(-1)
-		for _, p := range ps {
+		for _, p := range tp.ps {
+			if int(p.slot) >= n {
+				break // added after the first look: the journal has it
+			}
 			if s := remap[p.slot]; s >= 0 {
 				p.slot = s
 				out = append(out, p)
 				if s != last {
-					fresh.df[t]++
+					fresh.df[tp.term]++
 					last = s
 				}
 			}
 		}
 		if len(out) > 0 {
-			fresh.post[t] = out
+			fresh.post[tp.term] = out
+			fresh.terms = append(fresh.terms, tp.term)
 		}
 	}
 	fresh.live = len(fresh.docs)
 
-	ix.mu.Lock()
-	defer ix.mu.Unlock()
-	journal := ix.journal
-	ix.journal, ix.compacting = nil, false
-	ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs, ix.hashes = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs, fresh.hashes
-	ix.slots, ix.post, ix.df, ix.live, ix.lenSum, ix.lenDocs, ix.dead = fresh.slots, fresh.post, fresh.df, fresh.live,
-		fresh.lenSum, fresh.lenDocs, 0
+	for {
+		runtime.Gosched()
+		ix.mu.Lock()
+		journal := ix.journal
+		ix.journal = nil
+		if len(journal) <= swapJournal {
+			fresh.replay(journal)
+			ix.compacting = false
+			ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs, ix.hashes = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs, fresh.hashes
+			ix.slots, ix.post, ix.terms, ix.df, ix.live, ix.lenSum, ix.lenDocs, ix.dead = fresh.slots, fresh.post, fresh.terms,
+				fresh.df, fresh.live, fresh.lenSum, fresh.lenDocs, fresh.dead
+			ix.mu.Unlock()
+			return
+		}
+		ix.mu.Unlock()
+		fresh.replay(journal)
+	}
+}
+
+// copyChunk is how many slots, or terms, compact copies under one read
+// lock.
+const copyChunk = 1024
+
+// swapJournal is how many journalled changes compact replays under the
+// lock as it swaps the new postings in; more are replayed before, off it.
+const swapJournal = 4
+
+// replay applies journalled changes to an index no one else uses yet.
+func (ix *Index[D]) replay(journal []op[D]) {
 	for _, o := range journal {
 		switch {
 		case o.del:
@@ -273,9 +334,10 @@ func (ix *Index[D]) compact() {
 		case o.fields == nil:
 			ix.setVector(o.key, o.vec)
 		default:
-			ix.put(o.key, o.doc, o.fields, fieldTerms(o.fields), o.vec)
+			ix.put(o.key, o.doc, o.fields, o.terms, o.vec)
 		}
 	}
+	ix.journal = nil
 }
 
 // SetVector sets the embedding of a document (a unit vector); a missing

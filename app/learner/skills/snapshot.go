@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -73,7 +72,7 @@ type libraryState struct {
 	effAt     time.Time     // when efficacy was last computed
 	epoch     int64
 	stamp     string
-	versions  map[int64]int // skill id → version in the index; owned by the running refresh
+	revs      map[int64]int64 // skill id → its revision in the index; owned by the running refresh
 	err       error
 	readyOnce sync.Once
 
@@ -85,7 +84,7 @@ type libraryState struct {
 
 func newLibraryState(db *store.DB, vectors, useEff bool, emb Embedder) *libraryState {
 	s := &libraryState{db: db, emb: emb, vectors: vectors, useEff: useEff, ready: make(chan struct{}),
-		log: slog.New(slog.DiscardHandler), versions: map[int64]int{}}
+		log: slog.New(slog.DiscardHandler), revs: map[int64]int64{}}
 	s.bg, s.stop = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.watch()
@@ -248,28 +247,34 @@ func (s *libraryState) update() error {
 }
 
 // apply puts the skills that are new or changed into ix and deletes the
-// ones that are gone or disabled.
+// ones that are gone or disabled. It reads the library's heads (id and
+// revision) and then only the skills whose revision moved, so an edit of
+// one skill does not read every skill again.
 func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skill]) error {
-	all, err := s.db.Skills(ctx, false)
+	heads, err := s.db.EnabledSkillHeads(ctx)
 	if err != nil {
 		return err
 	}
-	seen := make(map[int64]bool, len(all))
-	for _, sk := range all {
-		seen[sk.ID] = true
-		if v, ok := s.versions[sk.ID]; ok && v == sk.Version {
-			if cur, ok := ix.Get(sk.ID); ok && cur.Enabled == sk.Enabled && cur.Category == sk.Category &&
-				slices.Equal(cur.Asks, sk.Asks) {
-				continue
-			}
+	seen := make(map[int64]bool, len(heads))
+	var moved []int64
+	for _, h := range heads {
+		seen[h.ID] = true
+		if rev, ok := s.revs[h.ID]; !ok || rev != h.Rev {
+			moved = append(moved, h.ID)
 		}
-		ix.Put(sk.ID, sk, skillTexts(sk)...)
-		s.versions[sk.ID] = sk.Version
 	}
-	for id := range s.versions {
+	sks, revs, err := s.db.EnabledSkillsByID(ctx, moved)
+	if err != nil {
+		return err
+	}
+	for i, sk := range sks {
+		ix.Put(sk.ID, sk, skillTexts(sk)...)
+		s.revs[sk.ID] = revs[i]
+	}
+	for id := range s.revs {
 		if !seen[id] {
 			ix.Delete(id)
-			delete(s.versions, id)
+			delete(s.revs, id)
 		}
 	}
 	return nil
