@@ -101,7 +101,10 @@ func TestSkillHeadsMoveOnEveryChange(t *testing.T) {
 	for i, change := range []func() error{
 		func() error { return db.SetSkillAsks(ctx, "a", 1, []string{"one"}) },
 		func() error { return db.SetSkillAsks(ctx, "a", 1, []string{"two"}) },
-		func() error { _, _, err := db.PutSkill(ctx, SkillInput{Name: "a", Description: "When a.", Body: "Do a again."}); return err },
+		func() error {
+			_, _, err := db.PutSkill(ctx, SkillInput{Name: "a", Description: "When a.", Body: "Do a again."})
+			return err
+		},
 		func() error { return db.SetSkillAsks(ctx, "a", 2, []string{"three"}) },
 	} {
 		must(t, change())
