@@ -114,11 +114,12 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		changed := false
 		if in.Asks != nil && asks != jsonList(in.Asks) {
 			if err := setAsks(ctx, tx, id, cur, in.Asks, now); err != nil {
 				return false, err
 			}
-			return true, nil
+			changed = true
 		}
 		// A retired skill put again with the same content comes back.
 		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = max(?, updated_at + 1) WHERE id = ? AND retired = 1", now, id)
@@ -126,7 +127,7 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 			return false, err
 		}
 		n, _ := res.RowsAffected()
-		return n > 0, nil
+		return changed || n > 0, nil
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE skills SET current_version = ?, updated_at = max(?, updated_at + 1), enabled = 1, retired = 0 WHERE id = ?`, cur+1, now, id); err != nil {
 		return false, fmt.Errorf("update skill %s: %w", in.Name, err)

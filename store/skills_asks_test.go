@@ -123,3 +123,23 @@ func TestSkillHeadsMoveOnEveryChange(t *testing.T) {
 		t.Errorf("EnabledSkillsByID = %+v %v, %v", sks, revs, err)
 	}
 }
+
+// TestRetiredSkillComesBackWithAsks: a retired skill put again with the
+// same content and asks of its own comes back and takes the asks.
+func TestRetiredSkillComesBackWithAsks(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	in := SkillInput{Name: "a", Description: "When a.", Body: "Do a."}
+	if _, _, err := db.PutSkill(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ApplyEvolution(ctx, []SkillChange{{Op: "retire", Input: SkillInput{Name: "a"}}}, Evolution{SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	in.Asks = []string{"how do I a?"}
+	s, changed, err := db.PutSkill(ctx, in)
+	if err != nil || !changed || s.Retired || !s.Enabled || !slices.Equal(s.Asks, in.Asks) || s.Version != 1 {
+		t.Errorf("put again = %+v, %v, %v", s, changed, err)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metaclaw/metaclaw/app/learner/llm"
+	"github.com/metaclaw/metaclaw/app/learner/redact"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/store"
 )
@@ -36,10 +37,11 @@ Skill:
 	minAsks = 3
 )
 
-// AsksPrompt is the user message the model is shown for sk.
+// AsksPrompt is the user message the model is shown for sk, redacted as
+// everything the evolver sends.
 func AsksPrompt(sk store.Skill) string {
 	sk.Asks = nil
-	return asksPrompt + string(skills.Format(sk))
+	return asksPrompt + redact.Redact(string(skills.Format(sk)))
 }
 
 // AsksResult says what one WriteAsks run did.

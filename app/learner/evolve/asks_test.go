@@ -91,3 +91,14 @@ func TestWriteAsks(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestAsksPromptIsRedacted: a secret in a skill's text does not reach the
+// model.
+func TestAsksPromptIsRedacted(t *testing.T) {
+	t.Parallel()
+	p := evolve.AsksPrompt(store.Skill{Name: "call-api", Description: "When calling the API.",
+		Body: "Use Authorization: Bearer sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c and retry.", Asks: []string{"an old ask"}})
+	if strings.Contains(p, "sk-live-4f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c") || strings.Contains(p, "an old ask") || !strings.Contains(p, "name: call-api") {
+		t.Errorf("prompt:\n%s", p)
+	}
+}
