@@ -16,23 +16,26 @@ type floors struct {
 
 // devFloors hold the development set's figures (docs/retrieval.md), a
 // little below them.
-var devFloors = floors{CleanRecall: 0.93, NoisyRecall: 0.80, Precision: 0.72, MaxInjected: 1.45, MaxNoSkill: 0.15, Memory10: 0.90, Multi10: 0.85}
+var devFloors = floors{CleanRecall: 0.90, NoisyRecall: 0.72, Precision: 0.83, MaxInjected: 1.2, MaxNoSkill: 0.06, Memory10: 0.90, Multi10: 0.85}
 
 // heldoutFloors hold the held-out set's figures (docs/retrieval.md), a
 // little below what was measured: the aims are not all reached (recall,
 // and skills on no-skill turns, are short of them), so the floors keep
 // what was reached from regressing, and docs/retrieval.md says how far
 // from the aims it is.
-var heldoutFloors = floors{CleanRecall: 0.79, NoisyRecall: 0.73, Precision: 0.61, MaxInjected: 1.45, MaxNoSkill: 0.45, Memory10: 0.72, Multi10: 0.70}
+var heldoutFloors = floors{CleanRecall: 0.76, NoisyRecall: 0.62, Precision: 0.73, MaxInjected: 1.1, MaxNoSkill: 0.26, Memory10: 0.72, Multi10: 0.70}
 
 // heldout2Floors hold the second held-out set's figures (skill turns
-// only; written after round 5 was settled and run once on it), a little
-// below them.
-var heldout2Floors = floors{CleanRecall: 0.79, NoisyRecall: 0.80, Precision: 0.63, MaxInjected: 1.45, MaxNoSkill: 0.75}
+// only; written after round 5 was settled), a little below them.
+var heldout2Floors = floors{CleanRecall: 0.74, NoisyRecall: 0.74, Precision: 0.72, MaxInjected: 1.12, MaxNoSkill: 0.40}
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
-var dev2Floors = floors{CleanRecall: 0.86, NoisyRecall: 0.75, Precision: 0.60, MaxInjected: 1.65, MaxNoSkill: 0.22}
+var dev2Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.69, Precision: 0.66, MaxInjected: 1.35, MaxNoSkill: 0.12}
+
+// dev3Floors hold the third development set's figures (mostly turns that
+// need no skill; skill turns only), a little below them.
+var dev3Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.80, Precision: 0.87, MaxInjected: 1.1, MaxNoSkill: 0.27}
 
 // floorCheck is one figure held to its floor (or ceiling, atMost).
 type floorCheck struct {
@@ -110,4 +113,13 @@ func TestRetrievalHeldout2(t *testing.T) {
 	s := evalSkills(t, set)
 	t.Logf("second held-out set:\n%s", s)
 	reportChecks(t, skillChecks(s, heldout2Floors))
+}
+
+// TestRetrievalDev3 holds the third development set's figures.
+func TestRetrievalDev3(t *testing.T) {
+	t.Parallel()
+	set := loadSet(t, filepath.Join("learner", "evalsets", "dev3"))
+	s := evalSkills(t, set)
+	t.Logf("third development set:\n%s", s)
+	reportChecks(t, skillChecks(s, dev3Floors))
 }

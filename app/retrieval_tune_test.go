@@ -16,7 +16,7 @@ import (
 )
 
 // TestRetrievalTune searches the abstention rule's parameters on the
-// two development sets together (never the held-out one) and prints the best settings
+// development sets together (never a held-out one) and prints the best settings
 // under the aims' constraints. It runs only with METACLAW_TUNE=1.
 func TestRetrievalTune(t *testing.T) {
 	if os.Getenv("METACLAW_TUNE") != "1" {
@@ -40,8 +40,8 @@ func TestRetrievalTune(t *testing.T) {
 		fmt.Sscan(v, &fs[4].Weight, &fs[4].B)
 		skills.IndexFields = fs
 	}
-	var sets [2][]turnCands
-	for i, name := range []string{"dev", "dev2"} {
+	var sets [3][]turnCands
+	for i, name := range tuneSets {
 		sets[i] = tuneTurns(t, filepath.Join("learner", "evalsets", name), opts)
 	}
 	var results []tuneResult
@@ -53,6 +53,27 @@ func TestRetrievalTune(t *testing.T) {
 		results = append(results, res)
 	}
 	eval("none", func(skills.Candidate, bool) bool { return true })
+	if os.Getenv("METACLAW_TUNE_HEAD") != "" {
+		// Floors on the coverage and on the coverage by the name,
+		// description, tags and asks (Head) together.
+		for _, s1 := range []float64{6, 7, 8, 9} {
+			for _, s2 := range []float64{10, 12} {
+				for _, c := range []float64{0.1, 0.15, 0.2, 0.25, 0.3} {
+					for _, h := range []float64{0, 0.1, 0.15, 0.2, 0.25, 0.3} {
+						eval(fmt.Sprintf("first score≥%.0f; others rel≥0.60 score≥%.0f; cov≥%.2f head≥%.2f, or named", s1, s2, c, h), func(x skills.Candidate, first bool) bool {
+							named := x.NameTerms > 0 && x.Coverage >= 0.5
+							if x.HeadTerms == 0 || x.Coverage < c || x.Head < h || x.Score < s1 && !named {
+								return false
+							}
+							return first || x.Relative >= 0.6 && (x.Score >= s2 || named)
+						})
+					}
+				}
+			}
+		}
+		showTune(t, results)
+		return
+	}
 	for _, s1 := range []float64{4, 5, 6, 7, 8, 9, 10, 12} {
 		for _, s2 := range []float64{0, 6, 8, 10, 12, 14} {
 			for _, r2 := range []float64{0.5, 0.55, 0.6, 0.65, 0.7} {
@@ -71,10 +92,13 @@ func TestRetrievalTune(t *testing.T) {
 	showTune(t, results)
 }
 
-// tuneResult is one rule's figures on dev and dev2.
+// tuneSets are the development sets the rule is searched on.
+var tuneSets = [3]string{"dev", "dev2", "dev3"}
+
+// tuneResult is one rule's figures on the development sets.
 type tuneResult struct {
 	name string
-	figs [2]tuneFig
+	figs [3]tuneFig
 }
 
 // tuneFig is a set's figures with the recall on clean and noisy turns.
@@ -127,10 +151,10 @@ func showTune(t *testing.T, results []tuneResult) {
 	line := func(f tuneFig) string {
 		return fmt.Sprintf("recall %.3f (clean %.3f noisy %.3f) prec %.3f inj %.2f none %.2f", f.Recall6, f.CleanRecall, f.NoisyRecall, f.Precision, f.MeanInjectedLabelled, f.MeanInjectedNoSkill)
 	}
-	mean := func(r tuneResult) float64 { return (r.figs[0].Recall6 + r.figs[1].Recall6) / 2 }
+	mean := func(r tuneResult) float64 { return (r.figs[0].Recall6 + r.figs[1].Recall6 + r.figs[2].Recall6) / 3 }
 	for _, res := range results {
 		if res.name == "none" {
-			t.Logf("no abstention:\n  dev  %s\n  dev2 %s", line(res.figs[0]), line(res.figs[1]))
+			t.Logf("no abstention:\n  dev  %s\n  dev2 %s\n  dev3 %s", line(res.figs[0]), line(res.figs[1]), line(res.figs[2]))
 		}
 	}
 	sort.SliceStable(results, func(i, j int) bool { return mean(results[i]) > mean(results[j]) })
@@ -144,7 +168,7 @@ func showTune(t *testing.T, results []tuneResult) {
 		if !ok && !all {
 			continue
 		}
-		t.Logf("%s\n  dev  %s\n  dev2 %s", res.name, line(res.figs[0]), line(res.figs[1]))
+		t.Logf("%s\n  dev  %s\n  dev2 %s\n  dev3 %s", res.name, line(res.figs[0]), line(res.figs[1]), line(res.figs[2]))
 		if shown++; shown == 15 && !all {
 			break
 		}

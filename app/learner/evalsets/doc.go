@@ -3,19 +3,22 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Four sets live below this folder, written independently of each other:
+// Five sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
 //   - dev2/: a second development set (skill turns only), written by someone
 //     who read neither the retrieval code nor the other sets, so tuning on
 //     both generalises; tuned on, never reported. Its README says how it was
 //     written and labelled.
+//   - dev3/: a third development set over dev2's library, mostly turns
+//     that need no skill, written after round 5 without reading the
+//     retrieval code or the held-out sets; tuned on.
 //   - heldout/: written before any tuning, by someone who did not read the
 //     retrieval code, and never tuned on. Reported figures come from it, and
 //     `make test` holds them as regression floors.
 //   - heldout2/: a second held-out set (skill turns only), written after
 //     round 5 was settled by someone who read neither the retrieval code nor
-//     the other sets, and run once on the settled design; its README says
+//     the other sets, and run once a round on the settled design; its README says
 //     how. `make test` holds its figures as floors too.
 //
 // Each set has the same layout:
