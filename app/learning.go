@@ -47,3 +47,13 @@ func (a *App) SettleSession(ctx context.Context, session string) error {
 	}
 	return a.learn.Learner.Settle(ctx, session)
 }
+
+// WriteSkillAsks has the asks of the skills that have none written now
+// (learner.WriteAsks). The app must be started.
+func (a *App) WriteSkillAsks(ctx context.Context) error {
+	if a.learn.Learner == nil {
+		return errors.New("write skill asks: the app is not started")
+	}
+	a.learn.Learner.WriteAsks(ctx)
+	return nil
+}

@@ -230,6 +230,11 @@ func (r *armRun) learn(ctx context.Context, session string) (notes []string, tra
 	if err := r.app.SettleSession(ctx, session); err != nil {
 		notes = append(notes, fmt.Sprintf("skill evolution of %s did not finish: %v", session, err))
 	}
+	// The skills the evolution added get their asks now, as a person's
+	// would in the minutes after; not at some moment of the next day.
+	if err := r.app.WriteSkillAsks(ctx); err != nil {
+		notes = append(notes, fmt.Sprintf("skills' asks after %s: %v", session, err))
+	}
 	if r.spec.Memory {
 		if err := r.ingest(ctx, session); err != nil {
 			notes = append(notes, fmt.Sprintf("memory extraction of %s failed: %v", session, err))

@@ -131,12 +131,14 @@ func TestFullArmWithoutAServingPolicy(t *testing.T) {
 	if d := cmp.Diff(benchtest.Scores["skills+memory"], got, cmpopts.EquateApprox(0, 1e-9)); d != "" {
 		t.Errorf("full (-want +got):\n%s", d)
 	}
-	// Learning: 2 evolver and 2 extraction calls, and 3 judge votes for
-	// each of the 9 turns of days 1 and 2 (13 turns in all; the last day's
-	// are judged as far as the run's end lets them).
+	// Learning: 2 evolver and 2 extraction calls, the asks of the skill day
+	// 1 added, and 3 judge votes for each of the 9 turns of days 1 and 2
+	// (13 turns in all; the last day's are judged as far as the run's end
+	// lets them).
 	judge := m.Hits("judge")
-	if judge < 27 || judge > 36 || full.Learning.Calls != int64(4+judge) {
-		t.Errorf("judge calls %d, learning calls %d; want 27..36 judge calls and 4 more", judge, full.Learning.Calls)
+	if judge < 27 || judge > 36 || full.Learning.Calls != int64(5+judge) || m.Hits("asks") != 1 {
+		t.Errorf("judge calls %d, asks calls %d, learning calls %d; want 27..36 judge calls, 1 asks call and 4 more",
+			judge, m.Hits("asks"), full.Learning.Calls)
 	}
 	notes := strings.Join(rep.Notes, "\n")
 	if strings.Count(notes, "no training step after") != 2 || full.TrainingSteps != 0 {

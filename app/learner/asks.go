@@ -33,7 +33,6 @@ type asksState struct {
 // asksWorker writes the asks of skills that have none until ctx ends (a
 // call in flight then is abandoned: the next start writes those asks).
 func (l *Learner) asksWorker(ctx context.Context) {
-	st := &asksState{failed: map[string]int{}}
 	timer := time.NewTimer(l.opts.AsksSettle)
 	defer timer.Stop()
 	for {
@@ -49,11 +48,27 @@ func (l *Learner) asksWorker(ctx context.Context) {
 			}
 		case <-timer.C:
 		}
-		more := l.writeAsks(ctx, st)
+		l.asksMu.Lock()
+		more := l.writeAsks(ctx, &l.asks)
+		l.asksMu.Unlock()
 		timer.Reset(asksEvery)
 		if more {
 			timer.Reset(l.opts.AsksSettle)
 		}
+	}
+}
+
+// WriteAsks has the asks of every skill that has none written now, as the
+// background worker would (skills.write_asks, not while paused, within the
+// day's share of calls), and returns when none is left or no more can be
+// written: a benchmark's day ends with its skills' asks as a person's would
+// be minutes later. The background worker waits meanwhile, so no skill's
+// asks are asked for twice.
+func (l *Learner) WriteAsks(ctx context.Context) {
+	l.asksMu.Lock()
+	defer l.asksMu.Unlock()
+	for more := true; more && ctx.Err() == nil; {
+		more = l.writeAsks(ctx, &l.asks)
 	}
 }
 

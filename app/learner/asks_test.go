@@ -85,3 +85,31 @@ func TestAsksKeepToTheirShareOfTheDay(t *testing.T) {
 		t.Errorf("%d asks calls, want 2 (a fifth of 10)", n)
 	}
 }
+
+// TestWriteAsksNow: WriteAsks writes every missing ask before it returns,
+// and the background worker, woken by the same change, asks for none
+// again.
+func TestWriteAsksNow(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := newHarness(t, func(c *config.Config, o *learner.Options) {
+		c.Skills.WriteAsks = true
+		o.AsksSettle = 10 * time.Millisecond
+	})
+	h.serve(t)
+	for _, name := range []string{"one", "two", "three"} {
+		if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: name, Description: "When " + name + ".", Body: "Do " + name + "."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.l.WriteAsks(ctx)
+	for _, name := range []string{"one", "two", "three"} {
+		if sk, _ := h.db.Skill(ctx, name); len(sk.Asks) != 3 {
+			t.Errorf("%s has %d asks after WriteAsks", name, len(sk.Asks))
+		}
+	}
+	time.Sleep(50 * 10 * time.Millisecond)
+	if n := h.brain.asksCalls.Load(); n != 3 {
+		t.Errorf("%d asks calls for three skills", n)
+	}
+}

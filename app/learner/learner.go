@@ -125,6 +125,9 @@ type Learner struct {
 	dropLog time.Time       // last "dropped" log line
 
 	judged, judgeFailed, evolutions, rejected, empty, evolveFailed, skipped, dropped atomic.Int64
+
+	asksMu sync.Mutex // one asks run at a time (the worker, WriteAsks)
+	asks   asksState  // guarded by asksMu
 }
 
 // New returns a learner; call Serve to run it.
@@ -158,6 +161,7 @@ func New(opts Options) *Learner {
 		sessions:   map[string]*sessionState{},
 		queued:     map[string]bool{},
 		ended:      map[string]bool{},
+		asks:       asksState{failed: map[string]int{}},
 	}
 	l.SetConfig(opts.Config)
 	return l

@@ -84,6 +84,7 @@ func Model(before func(fakeupstream.Conversation)) *fakeupstream.Model {
 		{Name: "extract-day1", System: "You maintain the long-term memory", User: "[d1r1]", Steps: learn(memories)},
 		{Name: "extract", System: "You maintain the long-term memory", Steps: learn(`{"memories": []}`)},
 		{Name: "judge", System: "process reward model", Steps: learn(`{"score": -1, "reason": "the user had to correct it"}`)},
+		{Name: "asks", System: "example requests", Steps: learn(`{"asks": ["name my status report with today's date", "who owns this report?", "nombre del informe con fecha"]}`)},
 		{Name: "d1r1", User: "[d1r1]", Match: has(), Steps: text(`Both A and C look right, but I pick \bbox{A}.`)},
 		{Name: "d1r2", User: "[d1r2]", Match: has(), Steps: write("day01/report.json", `{"status": "ok"}`)},
 		{Name: "d1r3", User: "[d1r3]", Match: has(), Steps: text("I think it is B.")},

@@ -130,22 +130,22 @@ func checkOpenClawWorkspaces(t *testing.T, armDir string) {
 }
 
 // checkOpenClawLearning checks that MetaClaw learnt from day 1 once: one
-// evolver call, one extraction, no evolution of an empty or repeated
-// session, and the calls counted.
+// evolver call, one extraction, the asks of the skill it added, no
+// evolution of an empty or repeated session, and the calls counted.
 func checkOpenClawLearning(t *testing.T, m *fakeupstream.Model, arm store.BenchArm) {
 	t.Helper()
 	hits := map[string]int{}
-	for _, name := range []string{"evolver-day1", "evolver", "extract-day1", "extract"} {
+	for _, name := range []string{"evolver-day1", "evolver", "extract-day1", "extract", "asks"} {
 		hits[name] = m.Hits(name)
 	}
-	if d := cmp.Diff(map[string]int{"evolver-day1": 1, "evolver": 0, "extract-day1": 1, "extract": 0}, hits); d != "" {
+	if d := cmp.Diff(map[string]int{"evolver-day1": 1, "evolver": 0, "extract-day1": 1, "extract": 0, "asks": 1}, hits); d != "" {
 		t.Errorf("learning calls by rule (-want +got):\n%s", d)
 	}
 	// Day 1: r1, r2's write and answer, r3, the closing feedback; day 2:
 	// r1's write and answer, r2, the feedback. Every agent reply reports
 	// benchtest.AgentUsage, every learning reply LearningUsage.
 	wantAgent := store.BenchUsage{Calls: 9, PromptTokens: 900, CompletionTokens: 90}
-	wantLearning := store.BenchUsage{Calls: 2, PromptTokens: 100, CompletionTokens: 10}
+	wantLearning := store.BenchUsage{Calls: 3, PromptTokens: 150, CompletionTokens: 15} // the evolver, and the asks of the skill it added
 	if arm.Agent != wantAgent || arm.Learning != wantLearning {
 		t.Errorf("spent agent %+v, learning %+v; want %+v and %+v", arm.Agent, arm.Learning, wantAgent, wantLearning)
 	}
