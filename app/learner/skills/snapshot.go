@@ -27,9 +27,9 @@ const (
 // IndexFields are the fields of the skills index: the name and the
 // description say when a skill applies, tags name its subject, the body
 // is its instructions (many words, few of them about when to use it),
-// the asks are requests it is the right help for, in the words people use
-// (Asker). Their weights are tuned on the development sets; tests may
-// change them before making a Retriever.
+// the asks are requests it is the right help for, in the words people
+// use (evolve.WriteAsks). Their weights are tuned on the development
+// sets; tests may change them before making a Retriever.
 var IndexFields = []retrieval.Field{
 	{Name: "name", Weight: 3, B: 0.5, Head: true},
 	{Name: "description", Weight: 2, B: 0.75, Head: true},
