@@ -279,7 +279,7 @@ type SkillHead struct {
 
 // EnabledSkillHeads lists the enabled skills' heads: a reader that keeps
 // the revision of each skill it holds reads again only those that moved
-// (SkillsByID), not the whole library.
+// (EnabledSkillsByID), not the whole library.
 func (db *DB) EnabledSkillHeads(ctx context.Context) ([]SkillHead, error) {
 	rows, err := db.sql.QueryContext(ctx, "SELECT id, updated_at FROM skills WHERE enabled = 1")
 	if err != nil {
@@ -297,48 +297,45 @@ func (db *DB) EnabledSkillHeads(ctx context.Context) ([]SkillHead, error) {
 	return out, rows.Err()
 }
 
-// EnabledSkillsByID returns the enabled skills among ids, with the
-// revision each was read at.
-func (db *DB) EnabledSkillsByID(ctx context.Context, ids []int64) ([]Skill, []int64, error) {
+// EnabledSkillsByID returns the enabled skills among ids.
+func (db *DB) EnabledSkillsByID(ctx context.Context, ids []int64) ([]Skill, error) {
 	var out []Skill
-	var revs []int64
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(start+500, len(ids))]
 		args := make([]any, len(chunk))
 		for i, id := range chunk {
 			args[i] = id
 		}
-		q := "SELECT " + skillCols + ", s.updated_at" + skillFrom + " WHERE s.enabled = 1 AND s.id IN (?" +
-			strings.Repeat(",?", len(chunk)-1) + ")"
+		q := "SELECT " + skillCols + skillFrom + " WHERE s.enabled = 1 AND s.id IN (?" + strings.Repeat(",?", len(chunk)-1) + ")"
 		rows, err := db.sql.QueryContext(ctx, q, args...)
 		if err != nil {
-			return nil, nil, fmt.Errorf("read skills: %w", err)
+			return nil, fmt.Errorf("read skills: %w", err)
 		}
 		for rows.Next() {
-			var rev int64
-			s, err := scanSkill(rowWith{rows, &rev})
+			s, err := scanSkill(rows)
 			if err != nil {
 				rows.Close()
-				return nil, nil, fmt.Errorf("read skills: %w", err)
+				return nil, fmt.Errorf("read skills: %w", err)
 			}
-			out, revs = append(out, s), append(revs, rev)
+			out = append(out, s)
 		}
 		err = rows.Err()
 		rows.Close()
 		if err != nil {
-			return nil, nil, fmt.Errorf("read skills: %w", err)
+			return nil, fmt.Errorf("read skills: %w", err)
 		}
 	}
-	return out, revs, nil
+	return out, nil
 }
 
-// rowWith scans a row into a skill's columns and then extra.
-type rowWith struct {
-	rows  *sql.Rows
-	extra *int64
+// Rev is the skill's revision as SkillHead has it: its UpdatedAt in
+// milliseconds.
+func (s Skill) Rev() int64 {
+	if s.UpdatedAt.IsZero() {
+		return 0
+	}
+	return s.UpdatedAt.UnixMilli()
 }
-
-func (r rowWith) Scan(dest ...any) error { return r.rows.Scan(append(dest, r.extra)...) }
 
 // SkillVersions returns every version of a skill, oldest first.
 func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, error) {

@@ -263,13 +263,13 @@ func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skil
 			moved = append(moved, h.ID)
 		}
 	}
-	sks, revs, err := s.db.EnabledSkillsByID(ctx, moved)
+	sks, err := s.db.EnabledSkillsByID(ctx, moved)
 	if err != nil {
 		return err
 	}
-	for i, sk := range sks {
+	for _, sk := range sks {
 		ix.Put(sk.ID, sk, skillTexts(sk)...)
-		s.revs[sk.ID] = revs[i]
+		s.revs[sk.ID] = sk.Rev()
 	}
 	for id := range s.revs {
 		if !seen[id] {
