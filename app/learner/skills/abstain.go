@@ -93,9 +93,10 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 	var cands []Candidate
 	for _, h := range hits {
 		c := r.candidate(lib, q, st, h.Doc, h.Score, h.Matched, h.MatchedHead, total)
-		c.NameTerms = bits.OnesCount64(h.MatchedField[0])
-		own := h.MatchedField[0] | h.MatchedField[1] | h.MatchedField[2] | h.MatchedField[3]
-		for m := h.MatchedField[4] &^ own; m != 0; m &= m - 1 {
+		mf := h.MatchedField
+		c.NameTerms = bits.OnesCount64(mf[fieldName])
+		own := mf[fieldName] | mf[fieldDescription] | mf[fieldTags] | mf[fieldBody]
+		for m := mf[fieldAsks] &^ own; m != 0; m &= m - 1 {
 			c.ViaAsks = append(c.ViaAsks, q.Terms[bits.TrailingZeros64(m)].Word)
 		}
 		cands = append(cands, c)

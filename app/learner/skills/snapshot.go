@@ -38,6 +38,15 @@ var IndexFields = []retrieval.Field{
 	{Name: "asks", Weight: 1, B: 0.75, Head: true},
 }
 
+// The positions of IndexFields (and of skillTexts' texts).
+const (
+	fieldName = iota
+	fieldDescription
+	fieldTags
+	fieldBody
+	fieldAsks
+)
+
 func skillTexts(s store.Skill) []string {
 	return []string{strings.ReplaceAll(s.Name, "-", " "), s.Description, strings.Join(s.Tags, " "), s.Body,
 		strings.Join(s.Asks, "\n")}
