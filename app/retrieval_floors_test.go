@@ -72,14 +72,20 @@ func checkFloors(t *testing.T, s skillReport, m *memoryReport, f floors) {
 		floorCheck{"memory recall@10 on multi-fact questions", multi10, f.Multi10, false}))
 }
 
+// checkSkillFloors holds a skill-turns-only set's figures to its floors.
+func checkSkillFloors(t *testing.T, name, what string, f floors) {
+	t.Helper()
+	set := loadSet(t, filepath.Join("learner", "evalsets", name))
+	s := evalSkills(t, set)
+	t.Logf("%s:\n%s", what, s)
+	reportChecks(t, skillChecks(s, f))
+}
+
 // TestRetrievalDev2 holds the second development set's figures (skill
 // turns only).
 func TestRetrievalDev2(t *testing.T) {
 	t.Parallel()
-	set := loadSet(t, filepath.Join("learner", "evalsets", "dev2"))
-	s := evalSkills(t, set)
-	t.Logf("second development set:\n%s", s)
-	reportChecks(t, skillChecks(s, dev2Floors))
+	checkSkillFloors(t, "dev2", "second development set", dev2Floors)
 }
 
 // TestRetrievalDev holds the development set's figures.
@@ -109,17 +115,11 @@ func TestRetrievalHeldout(t *testing.T) {
 // turns only).
 func TestRetrievalHeldout2(t *testing.T) {
 	t.Parallel()
-	set := loadSet(t, filepath.Join("learner", "evalsets", "heldout2"))
-	s := evalSkills(t, set)
-	t.Logf("second held-out set:\n%s", s)
-	reportChecks(t, skillChecks(s, heldout2Floors))
+	checkSkillFloors(t, "heldout2", "second held-out set", heldout2Floors)
 }
 
 // TestRetrievalDev3 holds the third development set's figures.
 func TestRetrievalDev3(t *testing.T) {
 	t.Parallel()
-	set := loadSet(t, filepath.Join("learner", "evalsets", "dev3"))
-	s := evalSkills(t, set)
-	t.Logf("third development set:\n%s", s)
-	reportChecks(t, skillChecks(s, dev3Floors))
+	checkSkillFloors(t, "dev3", "third development set", dev3Floors)
 }

@@ -11,6 +11,35 @@ import (
 	"github.com/metaclaw/metaclaw/store/testutil"
 )
 
+// asksSettle is the tests' settling delay; quiet is fifty times it, the
+// wait that shows no call comes.
+const (
+	asksSettle = 10 * time.Millisecond
+	quiet      = 50 * asksSettle
+)
+
+// asksHarness is a harness whose learner writes asks (edit may change
+// more), with the tests' settling delay.
+func asksHarness(t *testing.T, edit func(*config.Config, *learner.Options)) *harness {
+	return newHarness(t, func(c *config.Config, o *learner.Options) {
+		c.Skills.WriteAsks = true
+		o.AsksSettle = asksSettle
+		if edit != nil {
+			edit(c, o)
+		}
+	})
+}
+
+// putSkills adds skills without asks.
+func putSkills(t *testing.T, db *store.DB, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		if _, _, err := db.PutSkill(context.Background(), store.SkillInput{Name: name, Description: "When " + name + ".", Body: "Do " + name + "."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // TestLearnerWritesAsks: with skills.write_asks the learner has the
 // evolver's model write the asks of a skill that has none soon after it
 // changes, over the real wire; without it, or while learning is paused,
@@ -24,15 +53,12 @@ func TestLearnerWritesAsks(t *testing.T) {
 	}{{"on", true, false}, {"off", false, false}, {"paused", true, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t, func(c *config.Config, o *learner.Options) {
+			h := asksHarness(t, func(c *config.Config, o *learner.Options) {
 				c.Skills.WriteAsks = tc.write
 				o.Paused = func() bool { return tc.paused }
-				o.AsksSettle = 10 * time.Millisecond
 			})
 			h.serve(t)
-			if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: "fix-ci", Description: "When the CI build fails.", Body: "Read the first error of the log."}); err != nil {
-				t.Fatal(err)
-			}
+			putSkills(t, h.db, "fix-ci")
 			if tc.write && !tc.paused {
 				testutil.Eventually(t, "the skill's asks", func() bool {
 					sk, _ := h.db.Skill(ctx, "fix-ci")
@@ -46,7 +72,7 @@ func TestLearnerWritesAsks(t *testing.T) {
 			if tc.paused {
 				testutil.Eventually(t, "the run skipped as paused", func() bool { return h.l.Stats().Skipped > 0 })
 			} else {
-				time.Sleep(50 * 10 * time.Millisecond) // fifty times the settling delay
+				time.Sleep(quiet)
 			}
 			h.stop()
 			h.stop = nil
@@ -62,25 +88,15 @@ func TestLearnerWritesAsks(t *testing.T) {
 // judge its budget.
 func TestAsksKeepToTheirShareOfTheDay(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
-	h := newHarness(t, func(c *config.Config, o *learner.Options) {
-		c.Skills.WriteAsks = true
+	h := asksHarness(t, func(c *config.Config, o *learner.Options) {
 		c.Learning.MaxCallsPerDay = 10 // two for asks
-		o.AsksSettle = 10 * time.Millisecond
 	})
-	for i := range 5 {
-		name := "skill-" + string(rune('a'+i))
-		if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: name, Description: "When " + name + ".", Body: "Do it."}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putSkills(t, h.db, "skill-a", "skill-b", "skill-c", "skill-d", "skill-e")
 	h.serve(t)
 	testutil.Eventually(t, "two skills' asks", func() bool { return h.brain.asksCalls.Load() == 2 })
 	// Another change wakes the worker; the day's share is spent.
-	if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: "skill-z", Description: "When z.", Body: "Do z."}); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(50 * 10 * time.Millisecond)
+	putSkills(t, h.db, "skill-z")
+	time.Sleep(quiet)
 	if n := h.brain.asksCalls.Load(); n != 2 {
 		t.Errorf("%d asks calls, want 2 (a fifth of 10)", n)
 	}
@@ -92,23 +108,16 @@ func TestAsksKeepToTheirShareOfTheDay(t *testing.T) {
 func TestWriteAsksNow(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	h := newHarness(t, func(c *config.Config, o *learner.Options) {
-		c.Skills.WriteAsks = true
-		o.AsksSettle = 10 * time.Millisecond
-	})
+	h := asksHarness(t, nil)
 	h.serve(t)
-	for _, name := range []string{"one", "two", "three"} {
-		if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: name, Description: "When " + name + ".", Body: "Do " + name + "."}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	putSkills(t, h.db, "one", "two", "three")
 	h.l.WriteAsks(ctx)
 	for _, name := range []string{"one", "two", "three"} {
 		if sk, _ := h.db.Skill(ctx, name); len(sk.Asks) != 3 {
 			t.Errorf("%s has %d asks after WriteAsks", name, len(sk.Asks))
 		}
 	}
-	time.Sleep(50 * 10 * time.Millisecond)
+	time.Sleep(quiet)
 	if n := h.brain.asksCalls.Load(); n != 3 {
 		t.Errorf("%d asks calls for three skills", n)
 	}

@@ -44,7 +44,9 @@ func starterNames(t *testing.T) map[string]bool {
 	}
 	names := map[string]bool{}
 	for _, e := range entries {
-		names[e.Name()] = true
+		if e.IsDir() {
+			names[e.Name()] = true
+		}
 	}
 	return names
 }

@@ -78,27 +78,12 @@ func loadHeldout2(t *testing.T) *Set {
 	return s
 }
 
-func h2StarterNames(t *testing.T) map[string]bool {
-	t.Helper()
-	entries, err := os.ReadDir(starterDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names := map[string]bool{}
-	for _, e := range entries {
-		if e.IsDir() {
-			names[e.Name()] = true
-		}
-	}
-	return names
-}
-
 // TestHeldout2Skills checks the library: the whole starter bank without
 // asks, at least 60 new skills, and the common_mistakes ones.
 func TestHeldout2Skills(t *testing.T) {
 	dir := filepath.Join(heldout2Dir, "skills")
 	lib := heldoutSkills(t, dir)
-	starter := h2StarterNames(t)
+	starter := starterNames(t)
 	var fresh, mistakes int
 	for name, cat := range lib {
 		if !starter[name] {
@@ -131,7 +116,7 @@ func TestHeldout2Skills(t *testing.T) {
 func TestHeldout2Turns(t *testing.T) {
 	s := loadHeldout2(t)
 	lib := heldoutSkills(t, s.SkillsDir)
-	starter := h2StarterNames(t)
+	starter := starterNames(t)
 	ids := map[string]bool{}
 	relevant := map[string]int{}
 	var noisy, none, foreign int
