@@ -53,27 +53,6 @@ func TestRetrievalTune(t *testing.T) {
 		results = append(results, res)
 	}
 	eval("none", func(skills.Candidate, bool) bool { return true })
-	if os.Getenv("METACLAW_TUNE_HEAD") != "" {
-		// Floors on the coverage and on the coverage by the name,
-		// description, tags and asks (Head) together.
-		for _, s1 := range []float64{6, 7, 8, 9} {
-			for _, s2 := range []float64{10, 12} {
-				for _, c := range []float64{0.1, 0.15, 0.2, 0.25, 0.3} {
-					for _, h := range []float64{0, 0.1, 0.15, 0.2, 0.25, 0.3} {
-						eval(fmt.Sprintf("first score≥%.0f; others rel≥0.60 score≥%.0f; cov≥%.2f head≥%.2f, or named", s1, s2, c, h), func(x skills.Candidate, first bool) bool {
-							named := x.NameTerms > 0 && x.Coverage >= 0.5
-							if x.HeadTerms == 0 || x.Coverage < c || x.Head < h || x.Score < s1 && !named {
-								return false
-							}
-							return first || x.Relative >= 0.6 && (x.Score >= s2 || named)
-						})
-					}
-				}
-			}
-		}
-		showTune(t, results)
-		return
-	}
 	for _, s1 := range []float64{4, 5, 6, 7, 8, 9, 10, 12} {
 		for _, s2 := range []float64{0, 6, 8, 10, 12, 14} {
 			for _, r2 := range []float64{0.5, 0.55, 0.6, 0.65, 0.7} {
