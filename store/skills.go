@@ -93,6 +93,15 @@ func (db *DB) inTx(ctx context.Context, f func(*sql.Tx) error) error {
 	return nil
 }
 
+// nextRev is the revision a change gives a skill's row (its updated_at,
+// taking the change's time in milliseconds as its parameter): that time,
+// or one more than the greatest revision of any skill when that is not
+// less. Writers take the database's one write lock (BEGIN IMMEDIATE), so
+// revisions grow in the order changes commit, whatever the clock does:
+// a reader holding every skill up to revision R finds every later change
+// with updated_at > R (SkillHeadsSince).
+const nextRev = "max(?, (SELECT coalesce(max(updated_at), 0) + 1 FROM skills))"
+
 func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 	now := nowMillis()
 	var id int64
@@ -100,7 +109,7 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 	err := tx.QueryRowContext(ctx, "SELECT id, current_version FROM skills WHERE name = ?", in.Name).Scan(&id, &cur)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		res, err := tx.ExecContext(ctx, `INSERT INTO skills(name, current_version, created_at, updated_at) VALUES(?, 1, ?, ?)`, in.Name, now, now)
+		res, err := tx.ExecContext(ctx, "INSERT INTO skills(name, current_version, created_at, updated_at) VALUES(?, 1, ?, "+nextRev+")", in.Name, now, now)
 		if err != nil {
 			return false, fmt.Errorf("add skill %s: %w", in.Name, err)
 		}
@@ -122,14 +131,14 @@ func putSkill(ctx context.Context, tx *sql.Tx, in SkillInput) (bool, error) {
 			changed = true
 		}
 		// A retired skill put again with the same content comes back.
-		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = max(?, updated_at + 1) WHERE id = ? AND retired = 1", now, id)
+		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 1, retired = 0, updated_at = "+nextRev+" WHERE id = ? AND retired = 1", now, id)
 		if err != nil {
 			return false, err
 		}
 		n, _ := res.RowsAffected()
 		return changed || n > 0, nil
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE skills SET current_version = ?, updated_at = max(?, updated_at + 1), enabled = 1, retired = 0 WHERE id = ?`, cur+1, now, id); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE skills SET current_version = ?, updated_at = "+nextRev+", enabled = 1, retired = 0 WHERE id = ?", cur+1, now, id); err != nil {
 		return false, fmt.Errorf("update skill %s: %w", in.Name, err)
 	}
 	return true, insertVersion(ctx, tx, id, cur+1, in, now)
@@ -154,7 +163,7 @@ func setAsks(ctx context.Context, tx *sql.Tx, id int64, version int, asks []stri
 		jsonList(asks), id, version); err != nil {
 		return fmt.Errorf("set asks: %w", err)
 	}
-	if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = max(?, updated_at + 1) WHERE id = ?", now, id); err != nil {
+	if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = "+nextRev+" WHERE id = ?", now, id); err != nil {
 		return fmt.Errorf("set asks: %w", err)
 	}
 	return nil
@@ -269,19 +278,24 @@ func (db *DB) Skills(ctx context.Context, all bool) ([]Skill, error) {
 	return out, rows.Err()
 }
 
-// SkillHead is an enabled skill's id and revision: every change of the
-// skill (a version, its asks, being enabled) moves its revision, the
-// updated_at of its row, which each change makes greater than before.
+// SkillHead is a skill's id, revision and state: every change of the
+// skill (a version, its asks, being enabled, disabled or retired) moves
+// its revision, the updated_at of its row, which each change makes greater
+// than before.
 type SkillHead struct {
-	ID  int64
-	Rev int64
+	ID      int64
+	Rev     int64
+	Enabled bool
 }
 
-// EnabledSkillHeads lists the enabled skills' heads: a reader that keeps
-// the revision of each skill it holds reads again only those that moved
-// (EnabledSkillsByID), not the whole library.
-func (db *DB) EnabledSkillHeads(ctx context.Context) ([]SkillHead, error) {
-	rows, err := db.sql.QueryContext(ctx, "SELECT id, updated_at FROM skills WHERE enabled = 1")
+// SkillHeadsSince lists the heads of the skills whose revision is above
+// since (0: every skill), disabled and retired ones too: a reader that
+// keeps the revision of each skill it holds asks for the ones that moved
+// and reads again only those (EnabledSkillsByID), not the whole library.
+// Deleted skills are not listed; SkillsStamp's Deleted tells a reader
+// that one went.
+func (db *DB) SkillHeadsSince(ctx context.Context, since int64) ([]SkillHead, error) {
+	rows, err := db.sql.QueryContext(ctx, "SELECT id, updated_at, enabled FROM skills WHERE updated_at > ?", since)
 	if err != nil {
 		return nil, fmt.Errorf("list skills: %w", err)
 	}
@@ -289,7 +303,7 @@ func (db *DB) EnabledSkillHeads(ctx context.Context) ([]SkillHead, error) {
 	var out []SkillHead
 	for rows.Next() {
 		var h SkillHead
-		if err := rows.Scan(&h.ID, &h.Rev); err != nil {
+		if err := rows.Scan(&h.ID, &h.Rev, &h.Enabled); err != nil {
 			return nil, fmt.Errorf("list skills: %w", err)
 		}
 		out = append(out, h)
@@ -374,7 +388,7 @@ func (db *DB) SkillVersions(ctx context.Context, name string) ([]SkillVersion, e
 
 // SetSkillEnabled enables or disables a skill (re-enabling a retired one).
 func (db *DB) SetSkillEnabled(ctx context.Context, name string, enabled bool) error {
-	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = max(?, updated_at + 1) WHERE name = ?", enabled, nowMillis(), name)
+	res, err := db.sql.ExecContext(ctx, "UPDATE skills SET enabled = ?, retired = 0, updated_at = "+nextRev+" WHERE name = ?", enabled, nowMillis(), name)
 	db.skillsChanged()
 	return affected(res, err, "skill "+name)
 }

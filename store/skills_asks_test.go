@@ -70,14 +70,15 @@ func TestSkillAsks(t *testing.T) {
 
 // TestSkillHeadsMoveOnEveryChange: a skill's revision moves with every
 // change of it, even two in the same millisecond, so a reader that keeps
-// revisions misses none; EnabledSkillsByID reads the enabled ones asked
-// for.
+// revisions misses none; SkillHeadsSince lists only what moved after a
+// revision, disabled skills too; EnabledSkillsByID reads the enabled ones
+// asked for.
 func TestSkillHeadsMoveOnEveryChange(t *testing.T) {
 	t.Parallel()
 	db := openTest(t)
 	ctx := context.Background()
-	rev := func(name string) int64 {
-		heads, err := db.EnabledSkillHeads(ctx)
+	head := func(name string, since int64) (SkillHead, bool) {
+		heads, err := db.SkillHeadsSince(ctx, since)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,10 +88,17 @@ func TestSkillHeadsMoveOnEveryChange(t *testing.T) {
 		}
 		for _, h := range heads {
 			if h.ID == sk.ID {
-				return h.Rev
+				return h, true
 			}
 		}
-		return -1
+		return SkillHead{}, false
+	}
+	rev := func(name string) int64 {
+		h, ok := head(name, 0)
+		if !ok || !h.Enabled {
+			t.Fatalf("%s: head %+v, listed %v", name, h, ok)
+		}
+		return h.Rev
 	}
 	s, _, err := db.PutSkill(ctx, SkillInput{Name: "a", Description: "When a.", Body: "Do a."})
 	if err != nil {
@@ -114,9 +122,13 @@ func TestSkillHeadsMoveOnEveryChange(t *testing.T) {
 			last = r
 		}
 	}
+	if _, ok := head("b", last); ok {
+		t.Error("a skill that did not move since a revision is listed after it")
+	}
+	before := rev("b")
 	must(t, db.SetSkillEnabled(ctx, "b", false))
-	if rev("b") != -1 {
-		t.Error("a disabled skill has a head")
+	if h, ok := head("b", before); !ok || h.Enabled || h.Rev <= before {
+		t.Errorf("disabled skill's head since its last revision = %+v, listed %v; want listed, disabled, moved", h, ok)
 	}
 	sks, err := db.EnabledSkillsByID(ctx, []int64{s.ID, s.ID + 1, 999})
 	if err != nil || len(sks) != 1 || sks[0].Name != "a" || !slices.Equal(sks[0].Asks, []string{"three"}) || sks[0].Rev() != last {
@@ -141,5 +153,49 @@ func TestRetiredSkillComesBackWithAsks(t *testing.T) {
 	s, changed, err := db.PutSkill(ctx, in)
 	if err != nil || !changed || s.Retired || !s.Enabled || !slices.Equal(s.Asks, in.Asks) || s.Version != 1 {
 		t.Errorf("put again = %+v, %v, %v", s, changed, err)
+	}
+}
+
+// TestSkillRevisionsGrowInCommitOrder: a change gives its skill a revision
+// above every other skill's, even when another's ran ahead of the clock
+// (or the clock went back), so SkillHeadsSince(R) lists every change made
+// after a reader saw revision R; a deletion moves the stamp.
+func TestSkillRevisionsGrowInCommitOrder(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	for _, n := range []string{"a", "b", "c"} {
+		if _, _, err := db.PutSkill(ctx, SkillInput{Name: n, Description: "When " + n + ".", Body: "Do " + n + "."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// a's revision an hour ahead, as a clock set back by an hour would leave it.
+	if _, err := db.sql.ExecContext(ctx, "UPDATE skills SET updated_at = updated_at + 3600000 WHERE name = 'a'"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := db.SkillsStamp(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := st.MaxRev
+	changes := map[string]func() error{
+		"b": func() error { return db.SetSkillEnabled(ctx, "b", false) },
+		"c": func() error { return db.SetSkillAsks(ctx, "c", 1, []string{"how do I c?"}) },
+	}
+	for _, name := range []string{"b", "c"} {
+		must(t, changes[name]())
+		heads, err := db.SkillHeadsSince(ctx, seen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(heads) != 1 || heads[0].Rev <= seen {
+			t.Fatalf("after changing %s, heads since %d = %+v; want that one skill, above it", name, seen, heads)
+		}
+		seen = heads[0].Rev
+	}
+	must(t, db.DeleteSkill(ctx, "c"))
+	after, err := db.SkillsStamp(ctx)
+	if err != nil || after.Deleted != st.Deleted+1 || after == st {
+		t.Errorf("stamp after a deletion = %+v (before %+v), %v; want Deleted one more", after, st, err)
 	}
 }

@@ -248,7 +248,7 @@ func applyChange(ctx context.Context, tx *sql.Tx, ch SkillChange) (bool, error) 
 		if err != nil || retired {
 			return false, err
 		}
-		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 0, retired = 1, updated_at = max(?, updated_at + 1) WHERE name = ?", nowMillis(), ch.Input.Name)
+		res, err := tx.ExecContext(ctx, "UPDATE skills SET enabled = 0, retired = 1, updated_at = "+nextRev+" WHERE name = ?", nowMillis(), ch.Input.Name)
 		return true, affected(res, err, "retire skill "+ch.Input.Name)
 	}
 	return false, fmt.Errorf("unknown skill operation %q", ch.Op)
@@ -318,15 +318,27 @@ func (db *DB) SetMeta(ctx context.Context, key, value string) error {
 	return nil
 }
 
-// SkillsStamp changes whenever a skill is added, changed, enabled,
-// disabled, retired or deleted; readers use it to know when to reload.
-func (db *DB) SkillsStamp(ctx context.Context) (string, error) {
-	var n, maxUpdated, maxID int64
-	err := db.sql.QueryRowContext(ctx, "SELECT count(*), coalesce(max(updated_at), 0), coalesce(max(id), 0) FROM skills").Scan(&n, &maxUpdated, &maxID)
+// SkillsStamp is a summary of the skills table that changes whenever a
+// skill is added, changed, enabled, disabled, retired or deleted; readers
+// compare it to know when to reload. Reading it costs two index lookups,
+// not a scan.
+type SkillsStamp struct {
+	MaxRev  int64 // the greatest revision (updated_at)
+	MaxID   int64
+	Deleted int64 // skills deleted in this database's life
+}
+
+func (s SkillsStamp) String() string { return fmt.Sprintf("%d/%d/%d", s.MaxRev, s.MaxID, s.Deleted) }
+
+// SkillsStamp reads the stamp.
+func (db *DB) SkillsStamp(ctx context.Context) (SkillsStamp, error) {
+	var s SkillsStamp
+	err := db.sql.QueryRowContext(ctx, `SELECT (SELECT coalesce(max(updated_at), 0) FROM skills), (SELECT coalesce(max(id), 0) FROM skills),
+		coalesce((SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'skills_deleted'), 0)`).Scan(&s.MaxRev, &s.MaxID, &s.Deleted)
 	if err != nil {
-		return "", fmt.Errorf("skills stamp: %w", err)
+		return SkillsStamp{}, fmt.Errorf("skills stamp: %w", err)
 	}
-	return fmt.Sprintf("%d/%d/%d", n, maxUpdated, maxID), nil
+	return s, nil
 }
 
 // IsStopWord reports whether w (lower case) is a common word that carries

@@ -209,7 +209,7 @@ func (f *Folder) Sync(ctx context.Context) (Report, error) {
 // within the same millisecond).
 func (f *Folder) libraryStamp(ctx context.Context) (string, error) {
 	s, err := f.db.SkillsStamp(ctx)
-	return s + "/" + strconv.FormatInt(f.db.SkillsEpoch(), 10), err
+	return s.String() + "/" + strconv.FormatInt(f.db.SkillsEpoch(), 10), err
 }
 
 // fullEvery bounds the time between two full passes, whatever the stamps

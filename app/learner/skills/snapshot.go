@@ -73,15 +73,22 @@ type libraryState struct {
 	cur   atomic.Pointer[library]
 	ready chan struct{} // closed once the first snapshot is stored
 
-	mu        sync.Mutex    // guards the fields below
-	running   bool          // a refresh runs
-	done      chan struct{} // closed when the running refresh ends
-	again     bool          // a refresh was asked for while one ran
-	checked   time.Time     // when the stamp was last read
-	effAt     time.Time     // when efficacy was last computed
-	epoch     int64
-	stamp     string
-	revs      map[int64]int64 // skill id → its revision in the index; owned by the running refresh
+	mu      sync.Mutex    // guards the fields below
+	running bool          // a refresh runs
+	done    chan struct{} // closed when the running refresh ends
+	again   bool          // a refresh was asked for while one ran
+	checked time.Time     // when the stamp was last read
+	effAt   time.Time     // when efficacy was last computed
+	epoch   int64
+	stamp   store.SkillsStamp
+	// Owned by the running refresh: every skill's head as last read (the
+	// enabled ones are in the index at that revision), the greatest
+	// revision among them, and when every head was last read, with the
+	// stamp's count of deletions then.
+	heads     map[int64]store.SkillHead
+	maxRev    int64
+	fullAt    time.Time
+	deleted   int64
 	err       error
 	readyOnce sync.Once
 
@@ -93,7 +100,7 @@ type libraryState struct {
 
 func newLibraryState(db *store.DB, vectors, useEff bool, emb Embedder) *libraryState {
 	s := &libraryState{db: db, emb: emb, vectors: vectors, useEff: useEff, ready: make(chan struct{}),
-		log: slog.New(slog.DiscardHandler), revs: map[int64]int64{}}
+		log: slog.New(slog.DiscardHandler), heads: map[int64]store.SkillHead{}}
 	s.bg, s.stop = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.watch()
@@ -233,7 +240,7 @@ func (s *libraryState) update() error {
 		lib.ix = retrieval.NewIndex[store.Skill](IndexFields...)
 	}
 	if changed {
-		if err := s.apply(ctx, lib.ix); err != nil {
+		if err := s.apply(ctx, lib.ix, stamp); err != nil {
 			return err
 		}
 	}
@@ -255,35 +262,89 @@ func (s *libraryState) update() error {
 	return nil
 }
 
+// fullEvery bounds the time between two reads of every head. Revisions
+// grow in commit order (store.SkillHeadsSince), so reading those above the
+// greatest one held misses no change; the full read is for a database
+// replaced under the running app (a restored backup), whose revisions may
+// have gone back.
+const fullEvery = time.Minute
+
 // apply puts the skills that are new or changed into ix and deletes the
-// ones that are gone or disabled. It reads the library's heads (id and
-// revision) and then only the skills whose revision moved, so an edit of
-// one skill does not read every skill again.
-func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skill]) error {
-	heads, err := s.db.EnabledSkillHeads(ctx)
+// ones that are gone or disabled. It reads the heads (id and revision)
+// that moved since it last looked, then only those skills, so an edit of
+// one skill reads neither every skill nor every head again. A deletion
+// moves no head: when the stamp counts one since the last full read, it
+// reads every head and drops the missing ones.
+func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skill], stamp store.SkillsStamp) error {
+	full := len(s.heads) == 0 || time.Since(s.fullAt) >= fullEvery || stamp.Deleted != s.deleted
+	since := int64(0)
+	if !full {
+		since = s.maxRev
+	}
+	heads, err := s.db.SkillHeadsSince(ctx, since)
 	if err != nil {
 		return err
 	}
-	seen := make(map[int64]bool, len(heads))
+	if err := s.applyHeads(ctx, ix, heads, full); err != nil {
+		return err
+	}
+	if full {
+		s.fullAt, s.deleted = time.Now(), stamp.Deleted
+	}
+	return nil
+}
+
+// applyHeads brings ix to heads: all of them when full (the skills not
+// listed are gone), or those that moved.
+func (s *libraryState) applyHeads(ctx context.Context, ix *retrieval.Index[store.Skill], heads []store.SkillHead, full bool) error {
 	var moved []int64
+	if full {
+		s.maxRev = 0
+	}
 	for _, h := range heads {
-		seen[h.ID] = true
-		if rev, ok := s.revs[h.ID]; !ok || rev != h.Rev {
+		s.maxRev = max(s.maxRev, h.Rev)
+		old, ok := s.heads[h.ID]
+		switch {
+		case ok && old == h:
+		case h.Enabled:
 			moved = append(moved, h.ID)
+		default:
+			if old.Enabled {
+				ix.Delete(h.ID)
+			}
+			s.heads[h.ID] = h
+		}
+	}
+	if full {
+		listed := make(map[int64]bool, len(heads))
+		for _, h := range heads {
+			listed[h.ID] = true
+		}
+		for id, h := range s.heads {
+			if !listed[id] {
+				if h.Enabled {
+					ix.Delete(id)
+				}
+				delete(s.heads, id)
+			}
 		}
 	}
 	sks, err := s.db.EnabledSkillsByID(ctx, moved)
 	if err != nil {
 		return err
 	}
+	read := make(map[int64]bool, len(sks))
 	for _, sk := range sks {
 		ix.Put(sk.ID, sk, skillTexts(sk)...)
-		s.revs[sk.ID] = sk.Rev()
+		s.heads[sk.ID] = store.SkillHead{ID: sk.ID, Rev: sk.Rev(), Enabled: true}
+		read[sk.ID] = true
 	}
-	for id := range s.revs {
-		if !seen[id] {
-			ix.Delete(id)
-			delete(s.revs, id)
+	for _, id := range moved {
+		if !read[id] { // disabled or deleted since its head was read: the next look says which
+			if s.heads[id].Enabled {
+				ix.Delete(id)
+			}
+			s.heads[id] = store.SkillHead{ID: id, Rev: -1}
 		}
 	}
 	return nil
