@@ -89,9 +89,13 @@ func evalSkillsWith(t *testing.T, set *evalsets.Set, opts skills.Options, newEmb
 		if err != nil {
 			t.Fatalf("turn %s: %v", turn.ID, err)
 		}
-		res, err := inj.Inject(ctx, learning.InjectRequest{API: turn.API, Messages: conv})
-		if err != nil {
-			t.Fatalf("turn %s: %v", turn.ID, err)
+		var res learning.Injection
+		// As the proxy does, an agent's side request (a title, a summary)
+		// gets nothing.
+		if learning.SideRequest(conv) == "" {
+			if res, err = inj.Inject(ctx, learning.InjectRequest{API: turn.API, Messages: conv}); err != nil {
+				t.Fatalf("turn %s: %v", turn.ID, err)
+			}
 		}
 		got := injectedSkills(res.IDs)
 		tokens := skills.EstimateTokens(res.Text)

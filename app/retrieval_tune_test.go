@@ -12,6 +12,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/proxy"
+	"github.com/metaclaw/metaclaw/proxy/learning"
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
@@ -184,6 +185,9 @@ func tuneTurns(t *testing.T, dir string, opts skills.Options) []turnCands {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if learning.SideRequest(conv) != "" {
+			sel.Considered = nil // the proxy injects nothing into a side request
+		}
 		turns = append(turns, turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy})
 	}
 	return turns
@@ -265,8 +269,8 @@ func TestRetrievalDumpCandidates(t *testing.T) {
 	opts := skills.OptionsFrom(config.Defaults().Skills)
 	opts.Evidence = skills.Evidence{MinCoverage: -1, MinRelative: -1, MinScore: -1, UnknownIDF: 0.5, BodyShare: 0.5}
 	var b strings.Builder
-	b.WriteString("set,turn,noisy,nrel,rank,skill,habit,label,score,coverage,head,headterms,nameterms,relative,matched,words\n")
-	for _, name := range []string{"dev", "dev2"} {
+	b.WriteString("set,turn,noisy,nrel,rank,skill,habit,label,score,coverage,head,headterms,nameterms,relative,matched,viaasks,words\n")
+	for _, name := range tuneSets {
 		for ti, tc := range tuneTurns(t, filepath.Join("learner", "evalsets", name), opts) {
 			for i, c := range tc.cands {
 				label := 0
@@ -276,8 +280,9 @@ func TestRetrievalDumpCandidates(t *testing.T) {
 				case tc.acc[c.Skill.Name]:
 					label = 2
 				}
-				fmt.Fprintf(&b, "%s,%d,%v,%d,%d,%s,%v,%d,%.4f,%.4f,%.4f,%d,%d,%.4f,%d,%s\n", name, ti, tc.noisy, len(tc.rel), i, c.Skill.Name,
-					skills.IsHabit(c.Skill.Category), label, c.Score, c.Coverage, c.Head, c.HeadTerms, c.NameTerms, c.Relative, len(c.Matched), strings.Join(c.Matched, "|"))
+				fmt.Fprintf(&b, "%s,%d,%v,%d,%d,%s,%v,%d,%.4f,%.4f,%.4f,%d,%d,%.4f,%d,%d,%s\n", name, ti, tc.noisy, len(tc.rel), i, c.Skill.Name,
+					skills.IsHabit(c.Skill.Category), label, c.Score, c.Coverage, c.Head, c.HeadTerms, c.NameTerms, c.Relative, len(c.Matched),
+					len(c.ViaAsks), strings.Join(c.Matched, "|"))
 			}
 		}
 	}

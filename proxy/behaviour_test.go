@@ -119,6 +119,33 @@ func TestSideTurnsAreNotInjected(t *testing.T) {
 	}
 }
 
+// TestAgentSideRequestsAreSideTurns: an agent's own request (here Claude
+// Code's session title) is a side turn though the client sends no
+// X-Turn-Type: nothing is injected and it is recorded as side; a client
+// that types it main is believed.
+func TestAgentSideRequestsAreSideTurns(t *testing.T) {
+	t.Parallel()
+	inj := &staticInjector{text: skillText}
+	e := newEnv(t, withInjector(inj), withConfig(func(c *config.Config) { must(t, c.Set("llm.provider", "anthropic")) }))
+	body := `{"model":"claude-haiku-4-5","max_tokens":512,"system":[{"type":"text","text":"Summarize this coding conversation in under 50 characters.\nCapture the main task, key files, problems addressed, and current status."}],` +
+		`"messages":[{"role":"user","content":"Please write a 5-10 word title the following conversation:\n\nUser: fix the flaky auth test\n\nRespond with the title for the conversation and nothing else."}]}`
+	if status, b, _ := e.post("/v1/messages", body); status != 200 {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	if strings.Contains(fmt.Sprint(e.upstreamBodies("/v1/messages")[0]), skillText) || len(inj.reqs) != 0 {
+		t.Error("a title request was injected")
+	}
+	if turns := e.turns(1); turns[0].Type != "side" {
+		t.Errorf("title request recorded as a %q turn", turns[0].Type)
+	}
+	if status, b, _ := e.post("/v1/messages", body, "X-Turn-Type", "main"); status != 200 {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	if len(inj.reqs) != 1 {
+		t.Errorf("a request typed main was not injected (%d injections)", len(inj.reqs))
+	}
+}
+
 func TestIdentityAndUnknownFields(t *testing.T) {
 	t.Parallel()
 	inj := &staticInjector{text: "x"}

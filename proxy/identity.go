@@ -34,14 +34,17 @@ type identity struct {
 	sessionID   string
 	derived     bool // no session id was given; one was derived per client
 	turnType    string
+	side        string // why a turn the client did not type is a side turn (learning.SideRequest)
 	sessionDone bool
 	scope       string
 	client      string
 }
 
 // identify reads identity from headers, falling back to body fields; get
-// returns a header value, field a body field's value (as text).
-func identify(get, field func(string) string, defaultScope string) (identity, error) {
+// returns a header value, field a body field's value (as text). A turn the
+// client does not type is a main turn unless conv is one of an agent's
+// side requests (learning.SideRequest).
+func identify(get, field func(string) string, defaultScope string, conv []learning.Message) (identity, error) {
 	val := func(h string) string {
 		if v := strings.TrimSpace(get(h)); v != "" {
 			return v
@@ -52,6 +55,9 @@ func identify(get, field func(string) string, defaultScope string) (identity, er
 	switch id.turnType {
 	case "":
 		id.turnType = store.TurnMain
+		if id.side = learning.SideRequest(conv); id.side != "" {
+			id.turnType = store.TurnSide
+		}
 	case store.TurnMain, store.TurnSide:
 	default:
 		return id, fmt.Errorf("X-Turn-Type (or turn_type) must be main or side, not %q", id.turnType)

@@ -16,7 +16,7 @@ import (
 // a client that sends none.
 func (s *Server) identifyRequest(c *fiber.Ctx, field func(string) json.RawMessage, del func(string), conv []learning.Message) (identity, error) {
 	id, err := identify(func(h string) string { return strings.Clone(c.Get(h)) },
-		func(f string) string { return bodyString(field(f)) }, s.conf().Memory.Scope)
+		func(f string) string { return bodyString(field(f)) }, s.conf().Memory.Scope, conv)
 	if err != nil {
 		return id, err
 	}
