@@ -16,7 +16,7 @@ type floors struct {
 
 // devFloors hold the development set's figures (docs/retrieval.md), a
 // little below them.
-var devFloors = floors{CleanRecall: 0.90, NoisyRecall: 0.72, Precision: 0.83, MaxInjected: 1.2, MaxNoSkill: 0.06, Memory10: 0.90, Multi10: 0.85}
+var devFloors = floors{CleanRecall: 0.92, NoisyRecall: 0.72, Precision: 0.80, MaxInjected: 1.25, MaxNoSkill: 0.06, Memory10: 0.90, Multi10: 0.85}
 
 // heldoutFloors hold the held-out set's figures (docs/retrieval.md), a
 // little below what was measured: the aims are not all reached (recall,
@@ -31,11 +31,11 @@ var heldout2Floors = floors{CleanRecall: 0.74, NoisyRecall: 0.74, Precision: 0.7
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
-var dev2Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.69, Precision: 0.66, MaxInjected: 1.35, MaxNoSkill: 0.12}
+var dev2Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.70, Precision: 0.62, MaxInjected: 1.5, MaxNoSkill: 0.15}
 
 // dev3Floors hold the third development set's figures (mostly turns that
 // need no skill; skill turns only), a little below them.
-var dev3Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.80, Precision: 0.87, MaxInjected: 1.1, MaxNoSkill: 0.27}
+var dev3Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.84, Precision: 0.86, MaxInjected: 1.2, MaxNoSkill: 0.26}
 
 // floorCheck is one figure held to its floor (or ceiling, atMost).
 type floorCheck struct {

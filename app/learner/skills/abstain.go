@@ -53,7 +53,7 @@ type Evidence struct {
 // DefaultEvidence is tuned on the development sets together (evalsets/dev,
 // dev2 and dev3, TestRetrievalTune; see docs/retrieval.md), never on a
 // held-out set.
-var DefaultEvidence = Evidence{MinCoverage: 0.1, MinRelative: 0.6, MinScore: 10, MinScoreNext: 12, UnknownIDF: 0.5, BodyShare: 0.5,
+var DefaultEvidence = Evidence{MinCoverage: 0.1, MinRelative: 0.55, MinScore: 9, MinScoreNext: 12, UnknownIDF: 0.5, BodyShare: 0.5,
 	MinCosine: 0.45, CosineLow: 0.2, CosineHigh: 0.7, MinFused: 0.45}
 
 // Candidate is a ranked skill with its evidence and what became of it.
