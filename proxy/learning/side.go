@@ -60,7 +60,7 @@ func SideRequest(msgs []Message) string {
 	if kind := sideKind(head, userMarkers); kind != "" {
 		return kind
 	}
-	if titleAskRE.MatchString(last) {
+	if titleAskRE.MatchString(head) {
 		return "title"
 	}
 	if strings.EqualFold(last, "quota") && users(msgs) == 1 {

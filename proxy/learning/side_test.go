@@ -69,3 +69,19 @@ func TestSideRequest(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSideRequest: the check runs on every turn the client does not
+// type; here a 40 KB agent system prompt and a long conversation.
+func BenchmarkSideRequest(b *testing.B) {
+	msgs := []Message{{Role: "system", Text: strings.Repeat("You are an agent. Use the tools well. ", 1000)}}
+	for i := range 20 {
+		msgs = append(msgs, Message{Role: "user", Text: strings.Repeat("please fix the failing test in the api package ", 20+i)},
+			Message{Role: "assistant", Text: "Done."})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if SideRequest(msgs) != "" {
+			b.Fatal("a main turn taken for a side request")
+		}
+	}
+}
