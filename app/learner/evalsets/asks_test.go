@@ -9,7 +9,7 @@ import (
 // library asks, once, and names no other skill.
 func TestAsksCoverEverySkill(t *testing.T) {
 	t.Parallel()
-	for _, dir := range []string{"dev", "dev2", "dev3", "heldout", "heldout2"} {
+	for _, dir := range []string{"dev", "dev2", "dev3", "heldout", "heldout2", "heldout3"} {
 		s, err := Load(dir)
 		if err != nil {
 			t.Fatal(err)

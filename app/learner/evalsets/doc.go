@@ -3,7 +3,7 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Five sets live below this folder, written independently of each other:
+// Six sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
 //   - dev2/: a second development set (skill turns only), written by someone
@@ -20,6 +20,9 @@
 //     round 5 was settled by someone who read neither the retrieval code nor
 //     the other sets, and run once a round on the settled design; its README says
 //     how. `make test` holds its figures as floors too.
+//   - heldout3/: a third held-out set (skill turns only), written in round 7
+//     before its first run, on the same rules, over a library of its own;
+//     `make test` holds its figures as floors.
 //
 // Each set has the same layout:
 //

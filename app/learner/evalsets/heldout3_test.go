@@ -1,0 +1,296 @@
+package evalsets
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/metaclaw/metaclaw/app/learner/skills"
+)
+
+// heldout3Dir is the third held-out set, relative to this package's
+// directory. Its README says how it was written and labelled.
+const heldout3Dir = "heldout3"
+
+// The third held-out set's promised sizes.
+const (
+	h3MinNewSkills      = 70
+	h3MinSkills         = 49 + h3MinNewSkills // the starter bank plus the new skills
+	h3MinMistakeSkills  = 4
+	h3MinTurns          = 170
+	h3MinNoisyTurns     = 60
+	h3MinNoSkillTurns   = 35
+	h3MinNonEnglish     = 12
+	h3MinStarterCovered = 40 // starter skills that are the relevant skill of some turn
+	h3MinGroups         = 15
+	h3MinPerAgent       = 5
+	h3MinPerAPI         = 40
+	h3MaxRelevant       = 2
+)
+
+// h3Groups are the near-neighbour groups: skills that are easy to confuse.
+// Every member must be the relevant skill of at least one turn.
+var h3Groups = map[string][]string{
+	"git":              {"git-merge-conflicts", "git-recover-lost-work", "write-commit-message"},
+	"containers":       {"dockerfile-best-practices", "docker-compose-local-dev", "kubernetes-crashloop-debugging"},
+	"incidents":        {"on-call-incident-response", "blameless-postmortem"},
+	"slowness":         {"performance-profiling", "memory-leak-debugging", "mistake-n-plus-one-queries"},
+	"database-changes": {"zero-downtime-schema-migrations", "database-backup-restore", "write-sql-query"},
+	"accounts":         {"personal-account-security", "hacked-account-recovery", "spot-phishing"},
+	"ml-evaluation":    {"ml-data-leakage", "ml-classification-metrics", "statistics-sanity-check"},
+	"llm-apps":         {"llm-prompt-design", "rag-chunking-retrieval"},
+	"tables":           {"spreadsheet-formulas-lookups", "clean-csv-data", "pandas-speed-up"},
+	"job-hunt":         {"resume-cv-tailoring", "cover-letter-writing", "job-interview-prep", "salary-negotiation"},
+	"hard-messages":    {"give-constructive-feedback", "deliver-bad-news-politely", "customer-complaint-reply"},
+	"money":            {"monthly-budget-plan", "debt-payoff-plan", "loan-mortgage-comparison"},
+	"health":           {"symptom-triage-see-a-doctor", "medication-interaction-check"},
+	"travel-claims":    {"travel-itinerary-planning", "flight-delay-cancellation-rights", "formal-complaint-letter"},
+	"learning":         {"language-learning-routine", "exam-study-plan", "translate-and-localize"},
+	"parenting":        {"kids-screen-time-routines", "toddler-tantrums-calm-discipline", "homework-help-without-answers"},
+	"food":             {"meal-planning-on-budget", "recipe-scaling-substitutions"},
+	"errors":           {"go-error-handling", "mistake-swallowing-exceptions", "read-stack-trace"},
+	"http-apis":        {"api-design-rest", "api-calls-retries-rate-limits"},
+	"web-security":     {"web-app-security-owasp", "oauth-oidc-login", "handle-secrets-safely"},
+	"frontend":         {"react-state-and-effects", "frontend-performance-web-vitals", "css-layout-flexbox-grid", "web-accessibility-checks"},
+	"numbers":          {"mistake-floating-point-money", "double-check-arithmetic-units"},
+	"mobile":           {"android-app-lifecycle", "swiftui-state-management", "mobile-app-store-release"},
+	"web-edge":         {"nginx-reverse-proxy", "tls-certificate-problems"},
+	"python-deps":      {"python-virtualenv-packaging", "upgrade-dependencies", "check-dependency-supply-chain"},
+	"email":            {"mistake-forwarding-whole-thread", "email-triage"},
+	"small-business":   {"small-business-pricing", "social-media-posts-small-business", "freelance-invoicing"},
+	"code-edits":       {"match-project-conventions", "safe-refactoring", "read-before-edit-file"},
+	"ci":               {"github-actions-workflows", "debug-failing-test"},
+	"talks":            {"presentation-slide-deck", "speech-toast-writing"},
+}
+
+// h3LanguageNote is how a turn's note names a language other than English.
+var h3LanguageNote = regexp.MustCompile(`language: (es|it|pt|de|fr)\b`)
+
+func loadHeldout3(t *testing.T) *Set {
+	t.Helper()
+	s, err := Load(heldout3Dir)
+	if err != nil {
+		t.Fatalf("Load(%s): %v", heldout3Dir, err)
+	}
+	return s
+}
+
+func h3Starter(t *testing.T) map[string]bool {
+	t.Helper()
+	entries, err := os.ReadDir(starterDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for _, e := range entries {
+		if e.IsDir() {
+			out[e.Name()] = true
+		}
+	}
+	return out
+}
+
+// h3StripAsks removes the asks: key and its list items from a SKILL.md's
+// front matter, leaving every other byte as it was.
+func h3StripAsks(text string) string {
+	lines := strings.Split(text, "\n")
+	var out []string
+	inFront, inAsks := false, false
+	for i, line := range lines {
+		switch {
+		case i == 0 && line == "---":
+			inFront = true
+		case inFront && line == "---":
+			inFront, inAsks = false, false
+		case inFront && strings.HasPrefix(line, "asks:"):
+			inAsks = true
+			continue
+		case inAsks && (strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "- ")):
+			continue
+		default:
+			inAsks = false
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// h3FrontMatter returns the lines between the leading "---" lines.
+func h3FrontMatter(text string) []string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "---" {
+		return nil
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i] == "---" {
+			return lines[1:i]
+		}
+	}
+	return nil
+}
+
+func TestHeldout3Skills(t *testing.T) {
+	dir := filepath.Join(heldout3Dir, "skills")
+	lib := heldoutSkills(t, dir)
+	starter := h3Starter(t)
+	var fresh, mistakes int
+	for name, cat := range lib {
+		if !starter[name] {
+			fresh++
+		}
+		if cat == mistakesCategory {
+			mistakes++
+		}
+	}
+	t.Logf("skills: %d (%d new, %d from the starter bank, %d %s)", len(lib), fresh, len(lib)-fresh, mistakes, mistakesCategory)
+	atLeast(t, "skills", len(lib), h3MinSkills)
+	atLeast(t, "new skills", fresh, h3MinNewSkills)
+	atLeast(t, mistakesCategory+" skills", mistakes, h3MinMistakeSkills)
+
+	for name := range lib {
+		data, err := os.ReadFile(filepath.Join(dir, name, "SKILL.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range h3FrontMatter(string(data)) {
+			if strings.HasPrefix(line, "asks:") {
+				t.Errorf("%s/SKILL.md has an asks: key; asks are written later, from the skill alone", name)
+			}
+		}
+		if lib[name] == mistakesCategory {
+			in, err := skills.Parse(data)
+			if err == nil && !strings.HasPrefix(in.Description, "Mistake to avoid:") {
+				t.Errorf("%s: a %s skill's description must start with \"Mistake to avoid:\"", name, mistakesCategory)
+			}
+		}
+	}
+}
+
+func TestHeldout3StarterCopies(t *testing.T) {
+	for name := range h3Starter(t) {
+		want, err := os.ReadFile(filepath.Join(starterDir, name, "SKILL.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(heldout3Dir, "skills", name, "SKILL.md"))
+		if err != nil {
+			t.Errorf("starter skill %s is missing from %s: %v", name, heldout3Dir, err)
+			continue
+		}
+		if string(got) != h3StripAsks(string(want)) {
+			t.Errorf("%s/SKILL.md differs from assets/skills beyond the removed asks list", name)
+		}
+	}
+}
+
+func TestHeldout3Turns(t *testing.T) {
+	s := loadHeldout3(t)
+	lib := heldoutSkills(t, s.SkillsDir)
+	starter := h3Starter(t)
+	ids := map[string]bool{}
+	relevantOf := map[string]int{} // skill -> turns it is relevant to
+	var noisy, none, foreign, two, withAcceptable, loops int
+	agents, apis := map[string]int{}, map[string]int{}
+	for _, turn := range s.Turns {
+		if turn.ID == "" || ids[turn.ID] {
+			t.Errorf("turn id %q is empty or used twice", turn.ID)
+		}
+		ids[turn.ID] = true
+		if turn.Noisy {
+			noisy++
+		}
+		switch len(turn.Relevant) {
+		case 0:
+			none++
+		case 2:
+			two++
+		}
+		if len(turn.Relevant) > h3MaxRelevant {
+			t.Errorf("turn %s: %d relevant skills, want at most %d", turn.ID, len(turn.Relevant), h3MaxRelevant)
+		}
+		if len(turn.Acceptable) > 0 {
+			withAcceptable++
+		}
+		if h3LanguageNote.MatchString(turn.Note) {
+			foreign++
+		}
+		if strings.Contains(string(turn.Request), `"tool_call_id"`) || strings.Contains(string(turn.Request), `"tool_result"`) {
+			loops++
+		}
+		for _, name := range turn.Relevant {
+			relevantOf[name]++
+		}
+		agents[turn.Agent]++
+		apis[turn.API]++
+		checkLabels(t, turn, lib)
+		if err := checkRequest(turn); err != nil {
+			t.Errorf("turn %s: request: %v", turn.ID, err)
+		}
+	}
+	var starterCovered int
+	for name := range lib {
+		switch {
+		case starter[name] && relevantOf[name] > 0:
+			starterCovered++
+		case !starter[name] && relevantOf[name] == 0:
+			t.Errorf("new skill %s is the relevant skill of no turn", name)
+		}
+	}
+	t.Logf("turns: %d (%d noisy, %d need no skill, %d not in English, %d tool loops, %d with two relevant, %d with acceptable); starter skills covered %d; agents %v; APIs %v",
+		len(s.Turns), noisy, none, foreign, loops, two, withAcceptable, starterCovered, agents, apis)
+	atLeast(t, "turns", len(s.Turns), h3MinTurns)
+	atLeast(t, "noisy turns", noisy, h3MinNoisyTurns)
+	atLeast(t, "turns that need no skill", none, h3MinNoSkillTurns)
+	atLeast(t, "turns not in English", foreign, h3MinNonEnglish)
+	atLeast(t, "starter skills relevant to some turn", starterCovered, h3MinStarterCovered)
+	for _, a := range []string{"openclaw", "claude-code", "nanoclaw", "hermes", "plain"} {
+		atLeast(t, "turns from "+a, agents[a], h3MinPerAgent)
+	}
+	for _, a := range []string{"openai", "anthropic"} {
+		atLeast(t, a+" turns", apis[a], h3MinPerAPI)
+	}
+	if len(s.Conversations) > 0 || len(s.Questions) > 0 {
+		t.Errorf("%s has a memory part; it is a skill-turn set only", heldout3Dir)
+	}
+}
+
+func TestHeldout3Groups(t *testing.T) {
+	s := loadHeldout3(t)
+	lib := heldoutSkills(t, s.SkillsDir)
+	relevant := map[string]bool{}
+	for _, turn := range s.Turns {
+		for _, name := range turn.Relevant {
+			relevant[name] = true
+		}
+	}
+	atLeast(t, "near-neighbour groups", len(h3Groups), h3MinGroups)
+	seen := map[string]string{}
+	for group, members := range h3Groups {
+		if len(members) < 2 || len(members) > 5 {
+			t.Errorf("group %s has %d members, want 2 to 5", group, len(members))
+		}
+		for _, name := range members {
+			if _, ok := lib[name]; !ok {
+				t.Errorf("group %s: %s is not in skills/", group, name)
+			}
+			if !relevant[name] {
+				t.Errorf("group %s: %s is the relevant skill of no turn", group, name)
+			}
+			if other, dup := seen[name]; dup {
+				t.Errorf("%s is in groups %s and %s", name, other, group)
+			}
+			seen[name] = group
+		}
+	}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for g := range h3Groups {
+			if !yield(g) {
+				return
+			}
+		}
+	})
+	t.Logf("%d near-neighbour groups: %s", len(h3Groups), strings.Join(names, ", "))
+}
