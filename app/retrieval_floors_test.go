@@ -23,11 +23,15 @@ var devFloors = floors{CleanRecall: 0.92, NoisyRecall: 0.72, Precision: 0.80, Ma
 // and skills on no-skill turns, are short of them), so the floors keep
 // what was reached from regressing, and docs/retrieval.md says how far
 // from the aims it is.
-var heldoutFloors = floors{CleanRecall: 0.76, NoisyRecall: 0.62, Precision: 0.73, MaxInjected: 1.1, MaxNoSkill: 0.26, Memory10: 0.72, Multi10: 0.70}
+var heldoutFloors = floors{CleanRecall: 0.76, NoisyRecall: 0.64, Precision: 0.68, MaxInjected: 1.17, MaxNoSkill: 0.30, Memory10: 0.72, Multi10: 0.70}
 
 // heldout2Floors hold the second held-out set's figures (skill turns
 // only; written after round 5 was settled), a little below them.
-var heldout2Floors = floors{CleanRecall: 0.74, NoisyRecall: 0.74, Precision: 0.72, MaxInjected: 1.12, MaxNoSkill: 0.40}
+var heldout2Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.77, Precision: 0.70, MaxInjected: 1.18, MaxNoSkill: 0.33}
+
+// heldout3Floors hold the third held-out set's figures (skill turns
+// only; written in round 7 before its first run), a little below them.
+var heldout3Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.71, Precision: 0.53, MaxInjected: 1.55, MaxNoSkill: 0.55}
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
@@ -116,6 +120,13 @@ func TestRetrievalHeldout(t *testing.T) {
 func TestRetrievalHeldout2(t *testing.T) {
 	t.Parallel()
 	checkSkillFloors(t, "heldout2", "second held-out set", heldout2Floors)
+}
+
+// TestRetrievalHeldout3 holds the third held-out set's figures (skill
+// turns only).
+func TestRetrievalHeldout3(t *testing.T) {
+	t.Parallel()
+	checkSkillFloors(t, "heldout3", "third held-out set", heldout3Floors)
 }
 
 // TestRetrievalDev3 holds the third development set's figures.
