@@ -10,10 +10,7 @@ import (
 func TestAsksCoverEverySkill(t *testing.T) {
 	t.Parallel()
 	for _, dir := range []string{"dev", "dev2", "dev3", "heldout", "heldout2", "heldout3"} {
-		s, err := Load(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := loadSet(t, dir)
 		lib := heldoutSkills(t, filepath.Join(dir, "skills"))
 		seen := map[string]bool{}
 		for _, a := range s.Asks {

@@ -26,15 +26,6 @@ const (
 	dev2MinPerAPI        = 80
 )
 
-func loadDev2(t *testing.T) *Set {
-	t.Helper()
-	s, err := Load(dev2Dir)
-	if err != nil {
-		t.Fatalf("Load(%s): %v", dev2Dir, err)
-	}
-	return s
-}
-
 // starterNames returns the names of the starter bank's skills.
 func starterNames(t *testing.T) map[string]bool {
 	t.Helper()
@@ -53,19 +44,8 @@ func starterNames(t *testing.T) map[string]bool {
 
 func TestDev2Skills(t *testing.T) {
 	lib := heldoutSkills(t, filepath.Join(dev2Dir, "skills"))
-	starter := starterNames(t)
-	var fresh, fromStarter, mistakes int
-	for name, cat := range lib {
-		if starter[name] {
-			fromStarter++
-		} else {
-			fresh++
-		}
-		if cat == mistakesCategory {
-			mistakes++
-		}
-	}
-	t.Logf("skills: %d (%d new, %d from the starter bank, %d %s)", len(lib), fresh, fromStarter, mistakes, mistakesCategory)
+	fresh, mistakes := countLibrary(t, lib)
+	fromStarter := len(lib) - fresh
 	atLeast(t, "skills", len(lib), dev2MinSkills)
 	atLeast(t, "new skills", fresh, dev2MinNewSkills)
 	atLeast(t, "starter skills", fromStarter, dev2MinStarterSkills)
@@ -73,7 +53,7 @@ func TestDev2Skills(t *testing.T) {
 }
 
 func TestDev2Turns(t *testing.T) {
-	s := loadDev2(t)
+	s := loadSet(t, dev2Dir)
 	lib := heldoutSkills(t, s.SkillsDir)
 	ids := map[string]bool{}
 	var noisy, none, multi, foreign int
@@ -133,7 +113,7 @@ func TestDev2Turns(t *testing.T) {
 // TestDev2Labels checks what the shared label check does not: a skill is
 // not both relevant and acceptable for one turn.
 func TestDev2Labels(t *testing.T) {
-	s := loadDev2(t)
+	s := loadSet(t, dev2Dir)
 	for _, turn := range s.Turns {
 		rel := map[string]bool{}
 		for _, name := range turn.Relevant {

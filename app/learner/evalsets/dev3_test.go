@@ -9,10 +9,7 @@ import (
 // its library's skills, and requests the proxy's readers parse.
 func TestDev3(t *testing.T) {
 	t.Parallel()
-	s, err := Load("dev3")
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := loadSet(t, "dev3")
 	lib := heldoutSkills(t, filepath.Join("dev3", "skills"))
 	none, noisy := 0, 0
 	for _, turn := range s.Turns {

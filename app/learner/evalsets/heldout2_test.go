@@ -68,10 +68,7 @@ var h2NonEnglish = []string{"Spanish", "Italian", "Portuguese", "German", "Frenc
 
 func loadHeldout2(t *testing.T) *Set {
 	t.Helper()
-	s, err := Load(heldout2Dir)
-	if err != nil {
-		t.Fatalf("Load(%s): %v", heldout2Dir, err)
-	}
+	s := loadSet(t, heldout2Dir)
 	if len(s.Conversations) > 0 || len(s.Questions) > 0 {
 		t.Errorf("%s has memory files; it promises skill turns only", heldout2Dir)
 	}
@@ -83,15 +80,8 @@ func loadHeldout2(t *testing.T) *Set {
 func TestHeldout2Skills(t *testing.T) {
 	dir := filepath.Join(heldout2Dir, "skills")
 	lib := heldoutSkills(t, dir)
-	starter := starterNames(t)
-	var fresh, mistakes int
-	for name, cat := range lib {
-		if !starter[name] {
-			fresh++
-		}
-		if cat == mistakesCategory {
-			mistakes++
-		}
+	fresh, mistakes := countLibrary(t, lib)
+	for name := range lib {
 		data, err := os.ReadFile(filepath.Join(dir, name, "SKILL.md"))
 		if err != nil {
 			t.Fatal(err)
@@ -101,12 +91,11 @@ func TestHeldout2Skills(t *testing.T) {
 			t.Errorf("%s: has an asks: key; the set's skills carry none", name)
 		}
 	}
-	for name := range starter {
+	for name := range starterNames(t) {
 		if _, ok := lib[name]; !ok {
 			t.Errorf("starter skill %s is missing from %s", name, dir)
 		}
 	}
-	t.Logf("skills: %d (%d new, %d from the starter bank, %d %s)", len(lib), fresh, len(lib)-fresh, mistakes, mistakesCategory)
 	atLeast(t, "new skills", fresh, h2MinNewSkills)
 	atLeast(t, mistakesCategory+" skills", mistakes, h2MinMistakeSkills)
 }

@@ -69,30 +69,6 @@ var h3Groups = map[string][]string{
 // h3LanguageNote is how a turn's note names a language other than English.
 var h3LanguageNote = regexp.MustCompile(`language: (es|it|pt|de|fr)\b`)
 
-func loadHeldout3(t *testing.T) *Set {
-	t.Helper()
-	s, err := Load(heldout3Dir)
-	if err != nil {
-		t.Fatalf("Load(%s): %v", heldout3Dir, err)
-	}
-	return s
-}
-
-func h3Starter(t *testing.T) map[string]bool {
-	t.Helper()
-	entries, err := os.ReadDir(starterDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	for _, e := range entries {
-		if e.IsDir() {
-			out[e.Name()] = true
-		}
-	}
-	return out
-}
-
 // h3StripAsks removes the asks: key and its list items from a SKILL.md's
 // front matter, leaving every other byte as it was.
 func h3StripAsks(text string) string {
@@ -135,17 +111,7 @@ func h3FrontMatter(text string) []string {
 func TestHeldout3Skills(t *testing.T) {
 	dir := filepath.Join(heldout3Dir, "skills")
 	lib := heldoutSkills(t, dir)
-	starter := h3Starter(t)
-	var fresh, mistakes int
-	for name, cat := range lib {
-		if !starter[name] {
-			fresh++
-		}
-		if cat == mistakesCategory {
-			mistakes++
-		}
-	}
-	t.Logf("skills: %d (%d new, %d from the starter bank, %d %s)", len(lib), fresh, len(lib)-fresh, mistakes, mistakesCategory)
+	fresh, mistakes := countLibrary(t, lib)
 	atLeast(t, "skills", len(lib), h3MinSkills)
 	atLeast(t, "new skills", fresh, h3MinNewSkills)
 	atLeast(t, mistakesCategory+" skills", mistakes, h3MinMistakeSkills)
@@ -170,7 +136,7 @@ func TestHeldout3Skills(t *testing.T) {
 }
 
 func TestHeldout3StarterCopies(t *testing.T) {
-	for name := range h3Starter(t) {
+	for name := range starterNames(t) {
 		want, err := os.ReadFile(filepath.Join(starterDir, name, "SKILL.md"))
 		if err != nil {
 			t.Fatal(err)
@@ -187,9 +153,9 @@ func TestHeldout3StarterCopies(t *testing.T) {
 }
 
 func TestHeldout3Turns(t *testing.T) {
-	s := loadHeldout3(t)
+	s := loadSet(t, heldout3Dir)
 	lib := heldoutSkills(t, s.SkillsDir)
-	starter := h3Starter(t)
+	starter := starterNames(t)
 	ids := map[string]bool{}
 	relevantOf := map[string]int{} // skill -> turns it is relevant to
 	var noisy, none, foreign, two, withAcceptable, loops int
@@ -258,7 +224,7 @@ func TestHeldout3Turns(t *testing.T) {
 }
 
 func TestHeldout3Groups(t *testing.T) {
-	s := loadHeldout3(t)
+	s := loadSet(t, heldout3Dir)
 	lib := heldoutSkills(t, s.SkillsDir)
 	relevant := map[string]bool{}
 	for _, turn := range s.Turns {

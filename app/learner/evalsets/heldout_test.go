@@ -40,11 +40,29 @@ const (
 // does not accept it yet.
 const mistakesCategory = "common_mistakes"
 
-func loadHeldout(t *testing.T) *Set {
+// countLibrary counts a library's skills that are not the starter bank's
+// and its common_mistakes ones, and logs the counts.
+func countLibrary(t *testing.T, lib map[string]string) (fresh, mistakes int) {
 	t.Helper()
-	s, err := Load(heldoutDir)
+	starter := starterNames(t)
+	for name, cat := range lib {
+		if !starter[name] {
+			fresh++
+		}
+		if cat == mistakesCategory {
+			mistakes++
+		}
+	}
+	t.Logf("skills: %d (%d new, %d from the starter bank, %d %s)", len(lib), fresh, len(lib)-fresh, mistakes, mistakesCategory)
+	return fresh, mistakes
+}
+
+// loadSet loads the set in dir, failing the test if it cannot.
+func loadSet(t *testing.T, dir string) *Set {
+	t.Helper()
+	s, err := Load(dir)
 	if err != nil {
-		t.Fatalf("Load(%s): %v", heldoutDir, err)
+		t.Fatalf("Load(%s): %v", dir, err)
 	}
 	return s
 }
@@ -97,31 +115,14 @@ func heldoutSkills(t *testing.T, dir string) map[string]string {
 
 func TestHeldoutSkills(t *testing.T) {
 	lib := heldoutSkills(t, filepath.Join(heldoutDir, "skills"))
-	starter, err := os.ReadDir(starterDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	isStarter := map[string]bool{}
-	for _, e := range starter {
-		isStarter[e.Name()] = true
-	}
-	var fresh, mistakes int
-	for name, cat := range lib {
-		if !isStarter[name] {
-			fresh++
-		}
-		if cat == mistakesCategory {
-			mistakes++
-		}
-	}
-	t.Logf("skills: %d (%d new, %d from the starter bank, %d %s)", len(lib), fresh, len(lib)-fresh, mistakes, mistakesCategory)
+	fresh, mistakes := countLibrary(t, lib)
 	atLeast(t, "skills", len(lib), minSkills)
 	atLeast(t, "new skills", fresh, minNewSkills)
 	atLeast(t, mistakesCategory+" skills", mistakes, minMistakeSkills)
 }
 
 func TestHeldoutTurns(t *testing.T) {
-	s := loadHeldout(t)
+	s := loadSet(t, heldoutDir)
 	lib := heldoutSkills(t, s.SkillsDir)
 	ids := map[string]bool{}
 	var noisy, none int
@@ -205,7 +206,7 @@ func checkRequest(turn SkillTurn) error {
 }
 
 func TestHeldoutMemory(t *testing.T) {
-	s := loadHeldout(t)
+	s := loadSet(t, heldoutDir)
 	sessions := map[string]Conversation{}
 	byPerson := map[string][]Conversation{}
 	for _, c := range s.Conversations {
