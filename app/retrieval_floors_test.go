@@ -35,11 +35,11 @@ var heldout3Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.71, Precision: 0.5
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
-var dev2Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.70, Precision: 0.62, MaxInjected: 1.5, MaxNoSkill: 0.15}
+var dev2Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.70, Precision: 0.62, MaxInjected: 1.5, MaxNoSkill: 0.12}
 
 // dev3Floors hold the third development set's figures (mostly turns that
 // need no skill; skill turns only), a little below them.
-var dev3Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.84, Precision: 0.86, MaxInjected: 1.2, MaxNoSkill: 0.26}
+var dev3Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.84, Precision: 0.86, MaxInjected: 1.2, MaxNoSkill: 0.22}
 
 // floorCheck is one figure held to its floor (or ceiling, atMost).
 type floorCheck struct {

@@ -185,8 +185,10 @@ func tuneTurns(t *testing.T, dir string, opts skills.Options) []turnCands {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if learning.SideRequest(conv) != "" {
-			sel.Considered = nil // the proxy injects nothing into a side request
+		if learning.SideRequest(conv) != "" || retrieval.Read(conv).Closing() {
+			// The proxy injects nothing into a side request, nor Select
+			// into a message that only closes the exchange.
+			sel.Considered = nil
 		}
 		turns = append(turns, turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy})
 	}

@@ -158,6 +158,52 @@ func (r Request) Query(skip func(string) bool) Query {
 	return q
 }
 
+// Closing reports whether the person's latest message only closes the
+// exchange — thanks, a report that it worked, a goodbye — and asks for
+// nothing: "thanks, that worked", "ok the plumber fixed it, all good now",
+// "danke, hat super geklappt". No skill fits such a turn, whatever words
+// of the finished task it repeats. A message with a question mark, a
+// request ("can you", "please", "also", "next", "bitte"), a task's verb
+// ("write", "fix", "add"), a sign that something still fails ("but",
+// "still", "not"), more than closingMaxWords words, or pasted text or
+// tool failures is not one.
+func (r Request) Closing() bool {
+	if r.Paste != "" || r.Tool != "" || r.Instruction == "" || strings.Contains(r.Instruction, "?") {
+		return false
+	}
+	lower := strings.ToLower(r.Instruction)
+	closes := strings.Contains(lower, "all good") || strings.Contains(lower, "works now") || strings.Contains(lower, "that did it")
+	words, asks := 0, false
+	forEachWord(lower, func(w string) {
+		words++
+		switch {
+		case closingWords[w]:
+			closes = true
+		case closingAsks[w]:
+			asks = true
+		}
+	})
+	return closes && !asks && words <= closingMaxWords
+}
+
+// closingMaxWords is the longest message Closing takes for one: a longer
+// one says more than thanks.
+const closingMaxWords = 25
+
+var (
+	closingWords = wordSet(`thanks thank thx ty cheers gracias grazie danke dankeschön merci obrigado obrigada
+		worked bye goodbye`)
+	// closingAsks are the words that make a message ask for something:
+	// requests, tasks' verbs (in the imperative or infinitive) and signs that it did not work.
+	closingAsks = wordSet(`please pls plz can could would will also next then but still however another again
+		instead more not doesn didn isn don won cannot
+		add write make fix do create change update run check show help explain send remove delete try use
+		build deploy draft plan find look give tell set rename move convert translate summarize review test
+		commit push continue start
+		bitte kannst können könntest noch aber puedes podrías podrias favor pero todavía peux pourrais mais
+		encore puoi potresti però ancora podes pode poderia mas ainda`)
+)
+
 // goOn reports whether a message only tells the agent to go on with what
 // it was doing ("go ahead", "yes, continue", "ok do it"): its words are
 // assent and at least one of going on, nothing else.

@@ -1,6 +1,7 @@
 package retrieval
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -155,5 +156,50 @@ func TestGoAheadTakesTheTask(t *testing.T) {
 	r = Read(msgs("rename the scans to their dates", "go ahead but skip the pdfs"))
 	if w := weights(r); w["rename"] != WeightContext1 || w["pdfs"] != 1 {
 		t.Errorf("go ahead with more: weights %v", w)
+	}
+}
+
+// TestClosing: a message that only thanks, says it worked or says goodbye
+// closes the exchange; one that asks for more, says it still fails, pastes
+// something or asks a question does not.
+func TestClosing(t *testing.T) {
+	t.Parallel()
+	closing := []string{
+		"thanks, that worked perfectly",
+		"great, thanks!",
+		"no thanks, that's all",
+		"ok the plumber came and fixed the leak under the sink, all good now",
+		"thanks!! the meeting went great btw, they loved the deck",
+		"Merci beaucoup, c'est parfait ! Bonne soirée",
+		"danke dir, hat super geklappt!",
+		"obrigado, foste uma grande ajuda hoje!",
+		"works now 🙏",
+	}
+	asking := []string{
+		"thanks! can you also add a test for the empty case",
+		"thanks, now write the changelog entry",
+		"thanks but it still fails on CI",
+		"thanks, it's not working on Safari though",
+		"thank you — next, deploy it to staging",
+		"thanks, does it handle leap years?",
+		"danke, kannst du noch die README anpassen",
+		"gracias, ¿puedes revisar el otro archivo también?",
+		"rename the scans to their dates",
+		"ok",
+		"thanks " + strings.Repeat("and the report looks very good indeed ", 5),
+	}
+	for _, text := range closing {
+		if r := Read([]Message{{Role: "user", Text: text}}); !r.Closing() {
+			t.Errorf("%q: not taken for closing the exchange", text)
+		}
+	}
+	for _, text := range asking {
+		if r := Read([]Message{{Role: "user", Text: text}}); r.Closing() {
+			t.Errorf("%q: taken for closing the exchange", text)
+		}
+	}
+	withLog := Read([]Message{{Role: "user", Text: "thanks, that worked\n```\nTraceback (most recent call last):\n  File \"a.py\", line 3\nValueError: bad\n```"}})
+	if withLog.Paste == "" || withLog.Closing() {
+		t.Errorf("a thank-you with a pasted traceback closes the exchange: %+v", withLog)
 	}
 }

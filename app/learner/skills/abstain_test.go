@@ -116,6 +116,9 @@ func TestAbstention(t *testing.T) {
 	}{
 		{"greeting", "hi there!", nil},
 		{"thanks", "thanks, that worked perfectly", nil},
+		{"thanks repeating the task's words", "thanks, I rotated the AWS secret key I pushed to github, all good now", nil},
+		{"the same words, asking", "I rotated the AWS secret key I pushed to github, all good now?", []string{"handle-secrets-safely"}},
+		{"thanks and a new task", "thanks! now write a commit message for the staged changes", []string{"write-commit-message"}},
 		{"small talk with a word a skill has", "good night", nil},
 		{"quick fact", "What's the capital of Australia?", nil},
 		{"one word naming a skill", "/commit", []string{"write-commit-message"}},

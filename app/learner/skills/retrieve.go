@@ -129,6 +129,11 @@ func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, erro
 		return got, nil
 	}
 	cands, whole := r.rank(ctx, lib, req)
+	if req.Closing() {
+		for i := range cands {
+			cands[i].Reason = "the request only thanks or closes the exchange"
+		}
+	}
 	sel.Terms = queryWords(req.Query(nil))
 	sel.Mode = r.opts.Mode
 	if !whole {
