@@ -27,7 +27,7 @@ var heldoutFloors = floors{CleanRecall: 0.76, NoisyRecall: 0.64, Precision: 0.68
 
 // heldout2Floors hold the second held-out set's figures (skill turns
 // only; written after round 5 was settled), a little below them.
-var heldout2Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.77, Precision: 0.70, MaxInjected: 1.18, MaxNoSkill: 0.33}
+var heldout2Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.77, Precision: 0.70, MaxInjected: 1.18, MaxNoSkill: 0.31}
 
 // heldout3Floors hold the third held-out set's figures (skill turns
 // only; written in round 7 before its first run), a little below them.
