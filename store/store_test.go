@@ -276,3 +276,33 @@ func TestRecordTurnsBatchMatchesOneByOne(t *testing.T) {
 		t.Errorf("session old = %+v", s)
 	}
 }
+
+// TestLateTurnKeepsSessionEnded: a turn of a session recorded after the
+// session's closing turn ended it — its handler finished later, though it
+// began before — leaves the session ended; a turn begun after the end
+// opens it again.
+func TestLateTurnKeepsSessionEnded(t *testing.T) {
+	t.Parallel()
+	db := openTest(t)
+	ctx := context.Background()
+	t0 := time.UnixMilli(1_700_000_000_000)
+	record := func(at time.Time) {
+		t.Helper()
+		if err := db.RecordTurns(ctx, []*Turn{{SessionID: "s", ResponseText: "x", CreatedAt: at}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	record(t0)
+	record(t0.Add(2 * time.Second)) // the closing turn
+	if ok, err := db.EndSession(ctx, "s", "done", t0.Add(3*time.Second)); !ok || err != nil {
+		t.Fatalf("EndSession = %v, %v", ok, err)
+	}
+	record(t0.Add(time.Second)) // begun before the closing turn, recorded after it
+	if s, err := db.Session(ctx, "s"); err != nil || s.EndedAt.IsZero() || s.EndReason != "done" || s.TurnCount != 3 {
+		t.Errorf("after a late turn: session %+v, %v; want still ended (done), 3 turns", s, err)
+	}
+	record(t0.Add(time.Minute)) // the person comes back
+	if s, err := db.Session(ctx, "s"); err != nil || !s.EndedAt.IsZero() || s.EndReason != "" {
+		t.Errorf("after a new turn: session %+v, %v; want open again", s, err)
+	}
+}

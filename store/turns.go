@@ -130,10 +130,16 @@ func (db *DB) txStmt(ctx context.Context, tx *sql.Tx, query string) (*sql.Stmt, 
 	return tx.StmtContext(ctx, st), nil
 }
 
+// upsertSessionSQL creates a turn's session or touches it. A turn begun
+// after the session ended opens it again; one begun before (a turn of the
+// session recorded after its closing turn, whose handler finished later)
+// leaves it ended.
 const upsertSessionSQL = `INSERT INTO sessions(id, client, scope, started_at, last_turn_at, turn_count)
 	VALUES(?, ?, ?, ?, ?, ?)
 	ON CONFLICT(id) DO UPDATE SET last_turn_at = max(last_turn_at, excluded.last_turn_at),
-		turn_count = turn_count + excluded.turn_count, ended_at = NULL, end_reason = ''
+		turn_count = turn_count + excluded.turn_count,
+		ended_at = CASE WHEN excluded.last_turn_at > ended_at THEN NULL ELSE ended_at END,
+		end_reason = CASE WHEN excluded.last_turn_at > ended_at THEN '' ELSE end_reason END
 	RETURNING turn_count`
 
 const insertTurnSQL = `INSERT INTO turns(session_id, turn_num, turn_type, api, model, stream, request, request_form,
