@@ -47,6 +47,9 @@ func Run(ctx context.Context, c Control, log *slog.Logger, noHost bool) (quit bo
 	defer captureSystrayLog(log, noHost)()
 	m := &menu{c: c, log: log, noHost: noHost}
 	stopped := make(chan struct{}) // closed when the event loop has returned
+	if noHost {
+		go keepRegistered(stopped, log)
+	}
 	go func() {
 		select {
 		case <-ctx.Done():
