@@ -298,11 +298,12 @@ func (s *libraryState) apply(ctx context.Context, ix *retrieval.Index[store.Skil
 // listed are gone), or those that moved.
 func (s *libraryState) applyHeads(ctx context.Context, ix *retrieval.Index[store.Skill], heads []store.SkillHead, full bool) error {
 	var moved []int64
+	maxRev := s.maxRev // moves only once the moved skills are read: a failed read is asked again
 	if full {
-		s.maxRev = 0
+		maxRev = 0
 	}
 	for _, h := range heads {
-		s.maxRev = max(s.maxRev, h.Rev)
+		maxRev = max(maxRev, h.Rev)
 		old, ok := s.heads[h.ID]
 		switch {
 		case ok && old == h:
@@ -347,6 +348,7 @@ func (s *libraryState) applyHeads(ctx context.Context, ix *retrieval.Index[store
 			s.heads[id] = store.SkillHead{ID: id, Rev: -1}
 		}
 	}
+	s.maxRev = maxRev
 	return nil
 }
 
