@@ -55,6 +55,9 @@ func TestRead(t *testing.T) {
 		{"cursor-like editor: the user query, not the attached files", []Message{{Role: "user",
 			Text: "<user_info>\nThe user's OS version is darwin 25.1.0. The user's shell is /bin/zsh.\n</user_info>\n<attached_files>\n<file path=\"src/Orders.tsx\">\nexport function OrdersTable() {}\n</file>\n</attached_files>\n<user_query>\ntyping in the search box lags\n</user_query>\n<timestamp>Monday, Nov 30, 2026, 9:12 AM</timestamp>"}},
 			Request{Instruction: "typing in the search box lags"}},
+		{"cursor-like editor: the attached linter errors are what 'fix this' is about", []Message{{Role: "user",
+			Text: "<attached_files>\n<file path=\"src/lib/session.ts\" lines=\"8-9\">\nconst session = await loadSession(token);\n</file>\n<linter_errors>\nsrc/lib/session.ts:9:37 - error TS2345: Argument of type 'string | null' is not assignable to parameter of type 'string'.\n</linter_errors>\n</attached_files>\n<user_query>\nfix this\n</user_query>"}},
+			Request{Instruction: "fix this", Paste: "src :  - error TS2345: Argument of type 'string | null' is not assignable to parameter of type 'string'."}},
 		{"a tool loop's latest failure counts, its successes do not", []Message{
 			{Role: "user", Text: "add CSV export to the reports page"},
 			{Role: "assistant", Text: ""},
