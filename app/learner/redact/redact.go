@@ -31,6 +31,12 @@ type rule struct {
 	// and K, the Kelvin sign, to k), other text always runs the pattern.
 	needs []string
 	fold  bool
+	// may, when set, is a stricter test than needs, on the lower-case
+	// ASCII text: a condition every match meets.
+	may func(lower string) bool
+	// weak marks a rule whose matches are a weak sign of a secret, and
+	// costly to look for: Holds leaves it out.
+	weak bool
 }
 
 var rules = []rule{
@@ -39,10 +45,80 @@ var rules = []rule{
 		"sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza",
 		"hf_", "glpat-", "_live_", "_test_", "eyJ"}},
 	{re: urlCredRE, rewrite: rewriteGroup(2, func(string) bool { return true }), needs: []string{"://"}},
-	{re: assignRE, rewrite: rewriteAssignment, fold: true, needs: []string{
-		"passw", "passphrase", "pwd", "secret", "token", "api", "access", "private", "credential"}},
-	{re: keywordRE, rewrite: rewriteKeyword, fold: true, needs: []string{
-		"bearer", "basic", "token", "key", "secret", "passw"}},
+	{re: assignRE, rewrite: rewriteAssignment, fold: true, needs: assignWords, may: mayAssign},
+	{re: keywordRE, rewrite: rewriteKeyword, fold: true, needs: keywordWords, may: mayKeyword, weak: true},
+}
+
+var (
+	assignWords  = []string{"passw", "passphrase", "pwd", "secret", "token", "api", "access", "private", "credential"}
+	keywordWords = []string{"bearer", "basic", "token", "key", "secret", "passw", "apikey"}
+)
+
+// mayAssign reports whether lower holds a sensitive word in a name that
+// is followed, after an optional quote and spaces, by an assignment's
+// separator (=, :) or " is ": what assignRE needs. "the api returns 500"
+// does not run the pattern.
+func mayAssign(lower string) bool {
+	for _, w := range assignWords {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], w)
+			if i < 0 {
+				break
+			}
+			j := from + i + len(w)
+			for j < len(lower) && isNameByte(lower[j]) {
+				j++
+			}
+			if j < len(lower) && lower[j] == '\\' {
+				j++
+			}
+			if j < len(lower) && (lower[j] == '"' || lower[j] == '\'') {
+				j++
+			}
+			k := j
+			for k < len(lower) && isSpace(lower[k]) {
+				k++
+			}
+			if k < len(lower) && (lower[k] == '=' || lower[k] == ':') ||
+				k > j && strings.HasPrefix(lower[k:], "is") && k+2 < len(lower) && isSpace(lower[k+2]) {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+// mayKeyword reports whether lower holds one of keywordRE's words as a
+// whole word (plural too), as the pattern needs: "keyboard" and "monkey"
+// do not run it.
+func mayKeyword(lower string) bool {
+	boundary := func(at int) bool { return at >= len(lower) || !isWordByte(lower[at]) }
+	for _, w := range keywordWords {
+		for from := 0; ; {
+			i := strings.Index(lower[from:], w)
+			if i < 0 {
+				break
+			}
+			start, end := from+i, from+i+len(w)
+			if (start == 0 || !isWordByte(lower[start-1])) &&
+				(boundary(end) || lower[end] == 's' && boundary(end+1)) {
+				return true
+			}
+			from += i + 1
+		}
+	}
+	return false
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-'
+}
+
+func isWordByte(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' }
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 // mayMatch reports whether text (lower: text in lower case when text is
@@ -50,6 +126,9 @@ var rules = []rule{
 func (r rule) mayMatch(text, lower string) bool {
 	if r.needs == nil || r.fold && lower == "" && text != "" {
 		return true
+	}
+	if r.may != nil {
+		return r.may(lower)
 	}
 	in := text
 	if r.fold {
@@ -110,6 +189,21 @@ func Redact(text string) string {
 		text = next
 	}
 	return text
+}
+
+// Holds reports whether text shows a secret by the surer rules: a private
+// key, a token whose format gives it away, a URL's password or a
+// sensitive name assigned a value. It leaves out the keyword rule (a
+// random-looking word after "key" or "Bearer"), the costliest to run and
+// the weakest sign, so that it is cheap enough for every turn's request.
+func Holds(text string) bool {
+	lower := asciiLower(text)
+	for _, r := range rules {
+		if !r.weak && r.mayMatch(text, lower) && replace(r.re, text, r.rewrite) != text {
+			return true
+		}
+	}
+	return false
 }
 
 // redactOnce applies every rule once, skipping those whose pattern

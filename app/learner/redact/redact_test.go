@@ -142,3 +142,40 @@ func BenchmarkRedact(b *testing.B) {
 		Redact(text)
 	}
 }
+
+// BenchmarkRedactTellingWords is a coding request whose words a secret's
+// name could hold ("api", "key", "token") with no secret in it: the
+// patterns that need a name followed by a separator, or a whole word,
+// do not run.
+func BenchmarkRedactTellingWords(b *testing.B) {
+	text := strings.Repeat("the api returns 500 when the cache key is missing; the monkey patch broke the token refresh. ", 24)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Redact(text)
+	}
+}
+
+// TestHolds: the surer rules find a secret; prose with the words a
+// secret's name holds does not, nor a random word after "key".
+func TestHolds(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"postgres://admin:Wint3r!sC0ming@prod-db.internal:5432/app", "OPENAI_API_KEY=sk-proj-abcdefghijklmnop0123",
+		"export AWS key AKIAABCDEFGHIJKLMNOP now", "password: hunter2", "-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----"} {
+		if !Holds(s) {
+			t.Errorf("Holds(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"the api returns 500 when the cache key is missing", "rotate the token every hour", "", "a basic question about passwords"} {
+		if Holds(s) {
+			t.Errorf("Holds(%q) = true", s)
+		}
+	}
+}
+
+func BenchmarkHoldsTellingWords(b *testing.B) {
+	text := strings.Repeat("the api returns 500 when the cache key is missing; the monkey patch broke the token refresh. ", 24)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		Holds(text)
+	}
+}
