@@ -3,6 +3,7 @@ package retrieval
 import (
 	"strings"
 
+	"github.com/metaclaw/metaclaw/app/learner/redact"
 	"github.com/metaclaw/metaclaw/proxy/learning"
 )
 
@@ -67,6 +68,9 @@ func Read(msgs []Message) Request {
 			}
 			prose, paste := splitPaste(t)
 			r.Instruction, r.Paste = cut(prose), cut(reducePaste(paste))
+			if holdsSecret(t) {
+				r.Paste = strings.TrimSpace(r.Paste + "\n" + secretKind)
+			}
 			continue
 		}
 		prose, _ := splitPaste(t)
@@ -77,9 +81,28 @@ func Read(msgs []Message) Request {
 	r.Context = earlier
 	if !r.Empty() {
 		r.Tool = toolFailures(tools)
+		for _, t := range tools {
+			if holdsSecret(t) {
+				r.Tool = strings.TrimSpace(r.Tool + "\n" + secretKind)
+				break
+			}
+		}
 	}
 	return r
 }
+
+// secretKind names a message or tool result that shows a credential (a
+// password in a URL, an API key, a private key: what redact hides), in
+// the words a person would use for it: a request that pastes one, or a
+// tool loop whose command printed one, needs handling it safely whatever
+// else it asks.
+const secretKind = "secret credentials password exposed"
+
+func holdsSecret(text string) bool { return redact.Holds(text[:min(len(text), maxSecretScan)]) }
+
+// maxSecretScan bounds how much of a message or tool result holdsSecret
+// reads: a tool result may be megabytes.
+const maxSecretScan = 8 << 10
 
 func cut(s string) string {
 	s = strings.TrimSpace(s)

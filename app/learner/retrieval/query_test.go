@@ -206,3 +206,23 @@ func TestClosing(t *testing.T) {
 		t.Errorf("a thank-you with a pasted traceback closes the exchange: %+v", withLog)
 	}
 }
+
+// TestSecretsNamedInTheQuery: a request that pastes a credential, or a
+// tool loop whose command printed one, says so in the query's words; a
+// request that only talks about keys and tokens does not.
+func TestSecretsNamedInTheQuery(t *testing.T) {
+	t.Parallel()
+	r := Read([]Message{{Role: "user", Text: "use this to connect and count the events: DATABASE_URL=postgres://admin:Wint3r!sC0ming@prod-db.internal:5432/app"}})
+	if !strings.Contains(r.Paste, secretKind) {
+		t.Errorf("a pasted database password: %+v", r)
+	}
+	r = Read([]Message{{Role: "user", Text: "check the env of the api container"}, {Role: "assistant", Text: ""},
+		{Role: "tool", Text: "NODE_ENV=production\nSTRIPE_SECRET_KEY=sk_live_51Habcdefghijklmnopqrstuv\nPORT=3000"}})
+	if !strings.Contains(r.Tool, secretKind) || strings.Contains(r.Paste, secretKind) {
+		t.Errorf("a tool result printing a key: %+v", r)
+	}
+	r = Read([]Message{{Role: "user", Text: "the api returns 401 when the token expires; rotate the key every hour"}})
+	if strings.Contains(r.Paste+r.Tool, secretKind) {
+		t.Errorf("talk of keys and tokens taken for a secret: %+v", r)
+	}
+}
