@@ -143,12 +143,16 @@ func BenchmarkRedact(b *testing.B) {
 	}
 }
 
+// tellingWords is a 2.2 KB coding request with the words a secret's name
+// could hold and no secret.
+var tellingWords = strings.Repeat("the api returns 500 when the cache key is missing; the monkey patch broke the token refresh. ", 24)
+
 // BenchmarkRedactTellingWords is a coding request whose words a secret's
 // name could hold ("api", "key", "token") with no secret in it: the
 // patterns that need a name followed by a separator, or a whole word,
 // do not run.
 func BenchmarkRedactTellingWords(b *testing.B) {
-	text := strings.Repeat("the api returns 500 when the cache key is missing; the monkey patch broke the token refresh. ", 24)
+	text := tellingWords
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		Redact(text)
@@ -173,7 +177,7 @@ func TestHolds(t *testing.T) {
 }
 
 func BenchmarkHoldsTellingWords(b *testing.B) {
-	text := strings.Repeat("the api returns 500 when the cache key is missing; the monkey patch broke the token refresh. ", 24)
+	text := tellingWords
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
 		Holds(text)
