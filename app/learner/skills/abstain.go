@@ -81,11 +81,10 @@ type Candidate struct {
 // queryEmbedTimeout bounds the request's embedding on the turn's path.
 const queryEmbedTimeout = 150 * time.Millisecond
 
-// rank ranks lib's skills for the request and marks which lack the
+// rank ranks lib's skills for the request (q, its query) and marks which lack the
 // evidence to be injected; whole is false when embeddings were wanted but
 // failed (a keyword-only result, not worth remembering).
-func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Request) ([]Candidate, bool) {
-	q := req.Query(nil)
+func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Request, q retrieval.Query) ([]Candidate, bool) {
 	limit := max(r.opts.Candidates+r.opts.GeneralTopK, 10)
 	hits, st := lib.ix.Search(q, limit)
 	ev := r.opts.Evidence

@@ -128,13 +128,14 @@ func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, erro
 	if got, ok := lib.recent.get(sel.Query); ok && !r.noRecall {
 		return got, nil
 	}
-	cands, whole := r.rank(ctx, lib, req)
+	q := req.Query(nil)
+	cands, whole := r.rank(ctx, lib, req, q)
 	if req.Closing() {
 		for i := range cands {
 			cands[i].Reason = "the request only thanks or closes the exchange"
 		}
 	}
-	sel.Terms = queryWords(req.Query(nil))
+	sel.Terms = queryWords(q)
 	sel.Mode = r.opts.Mode
 	if !whole {
 		sel.Mode = ModeKeyword
