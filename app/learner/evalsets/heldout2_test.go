@@ -106,26 +106,12 @@ func TestHeldout2Turns(t *testing.T) {
 	s := loadHeldout2(t)
 	lib := heldoutSkills(t, s.SkillsDir)
 	starter := starterNames(t)
-	ids := map[string]bool{}
-	relevant := map[string]int{}
-	var noisy, none, foreign int
-	agents, apis := map[string]int{}, map[string]int{}
+	n := tallyTurns(t, s.Turns, lib)
+	noisy, none, agents, apis := n.noisy, n.none, n.agents, n.apis
+	var foreign int
 	for _, turn := range s.Turns {
-		if turn.ID == "" || ids[turn.ID] {
-			t.Errorf("turn id %q is empty or used twice", turn.ID)
-		}
-		ids[turn.ID] = true
-		if turn.Noisy {
-			noisy++
-		}
-		if len(turn.Relevant) == 0 {
-			none++
-		}
 		if len(turn.Relevant) > 2 {
 			t.Errorf("turn %s: %d relevant skills; the set labels one, sometimes two", turn.ID, len(turn.Relevant))
-		}
-		for _, r := range turn.Relevant {
-			relevant[r]++
 		}
 		for _, lang := range h2NonEnglish {
 			if strings.Contains(turn.Note, lang) {
@@ -139,22 +125,8 @@ func TestHeldout2Turns(t *testing.T) {
 		if !turn.Noisy && (turn.Agent == "openclaw" || turn.Agent == "claude-code" || turn.Agent == "nanoclaw") {
 			t.Errorf("turn %s: every %s turn is wrapped the way the agent sends it, so noisy", turn.ID, turn.Agent)
 		}
-		agents[turn.Agent]++
-		apis[turn.API]++
-		checkLabels(t, turn, lib)
-		if err := checkRequest(turn); err != nil {
-			t.Errorf("turn %s: request: %v", turn.ID, err)
-		}
 	}
-	var starterRelevant int
-	for name := range lib {
-		switch {
-		case !starter[name] && relevant[name] == 0:
-			t.Errorf("new skill %s is the relevant skill of no turn", name)
-		case starter[name] && relevant[name] > 0:
-			starterRelevant++
-		}
-	}
+	starterRelevant := starterCovered(t, lib, n.relevant)
 	t.Logf("turns: %d (%d noisy, %d need no skill, %d not in English); agents %v; APIs %v; %d of %d starter skills relevant somewhere",
 		len(s.Turns), noisy, none, foreign, agents, apis, starterRelevant, len(starter))
 	atLeast(t, "turns", len(s.Turns), h2MinTurns)

@@ -155,23 +155,11 @@ func TestHeldout3StarterCopies(t *testing.T) {
 func TestHeldout3Turns(t *testing.T) {
 	s := loadSet(t, heldout3Dir)
 	lib := heldoutSkills(t, s.SkillsDir)
-	starter := starterNames(t)
-	ids := map[string]bool{}
-	relevantOf := map[string]int{} // skill -> turns it is relevant to
-	var noisy, none, foreign, two, withAcceptable, loops int
-	agents, apis := map[string]int{}, map[string]int{}
+	n := tallyTurns(t, s.Turns, lib)
+	noisy, none, agents, apis := n.noisy, n.none, n.agents, n.apis
+	var foreign, two, withAcceptable, loops int
 	for _, turn := range s.Turns {
-		if turn.ID == "" || ids[turn.ID] {
-			t.Errorf("turn id %q is empty or used twice", turn.ID)
-		}
-		ids[turn.ID] = true
-		if turn.Noisy {
-			noisy++
-		}
-		switch len(turn.Relevant) {
-		case 0:
-			none++
-		case 2:
+		if len(turn.Relevant) == 2 {
 			two++
 		}
 		if len(turn.Relevant) > h3MaxRelevant {
@@ -186,32 +174,15 @@ func TestHeldout3Turns(t *testing.T) {
 		if strings.Contains(string(turn.Request), `"tool_call_id"`) || strings.Contains(string(turn.Request), `"tool_result"`) {
 			loops++
 		}
-		for _, name := range turn.Relevant {
-			relevantOf[name]++
-		}
-		agents[turn.Agent]++
-		apis[turn.API]++
-		checkLabels(t, turn, lib)
-		if err := checkRequest(turn); err != nil {
-			t.Errorf("turn %s: request: %v", turn.ID, err)
-		}
 	}
-	var starterCovered int
-	for name := range lib {
-		switch {
-		case starter[name] && relevantOf[name] > 0:
-			starterCovered++
-		case !starter[name] && relevantOf[name] == 0:
-			t.Errorf("new skill %s is the relevant skill of no turn", name)
-		}
-	}
+	covered := starterCovered(t, lib, n.relevant)
 	t.Logf("turns: %d (%d noisy, %d need no skill, %d not in English, %d tool loops, %d with two relevant, %d with acceptable); starter skills covered %d; agents %v; APIs %v",
-		len(s.Turns), noisy, none, foreign, loops, two, withAcceptable, starterCovered, agents, apis)
+		len(s.Turns), noisy, none, foreign, loops, two, withAcceptable, covered, agents, apis)
 	atLeast(t, "turns", len(s.Turns), h3MinTurns)
 	atLeast(t, "noisy turns", noisy, h3MinNoisyTurns)
 	atLeast(t, "turns that need no skill", none, h3MinNoSkillTurns)
 	atLeast(t, "turns not in English", foreign, h3MinNonEnglish)
-	atLeast(t, "starter skills relevant to some turn", starterCovered, h3MinStarterCovered)
+	atLeast(t, "starter skills relevant to some turn", covered, h3MinStarterCovered)
 	for _, a := range []string{"openclaw", "claude-code", "nanoclaw", "hermes", "plain"} {
 		atLeast(t, "turns from "+a, agents[a], h3MinPerAgent)
 	}

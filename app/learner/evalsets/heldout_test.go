@@ -57,6 +57,64 @@ func countLibrary(t *testing.T, lib map[string]string) (fresh, mistakes int) {
 	return fresh, mistakes
 }
 
+// turnTally counts a set's turns: the noisy ones, those that need no
+// skill, the turns each skill is relevant to, and the turns per agent and
+// per API.
+type turnTally struct {
+	noisy, none  int
+	relevant     map[string]int
+	agents, apis map[string]int
+}
+
+// tallyTurns counts turns and checks what every set promises of each: a
+// unique, non-empty id, labels that name skills of lib, and a request its
+// API's reader parses.
+func tallyTurns(t *testing.T, turns []SkillTurn, lib map[string]string) turnTally {
+	t.Helper()
+	n := turnTally{relevant: map[string]int{}, agents: map[string]int{}, apis: map[string]int{}}
+	ids := map[string]bool{}
+	for _, turn := range turns {
+		if turn.ID == "" || ids[turn.ID] {
+			t.Errorf("turn id %q is empty or used twice", turn.ID)
+		}
+		ids[turn.ID] = true
+		if turn.Noisy {
+			n.noisy++
+		}
+		if len(turn.Relevant) == 0 {
+			n.none++
+		}
+		for _, name := range turn.Relevant {
+			n.relevant[name]++
+		}
+		n.agents[turn.Agent]++
+		n.apis[turn.API]++
+		checkLabels(t, turn, lib)
+		if err := checkRequest(turn); err != nil {
+			t.Errorf("turn %s: request: %v", turn.ID, err)
+		}
+	}
+	return n
+}
+
+// starterCovered checks that every skill of lib that is not the starter
+// bank's is the relevant skill of some turn, and returns how many starter
+// skills are.
+func starterCovered(t *testing.T, lib map[string]string, relevant map[string]int) int {
+	t.Helper()
+	starter := starterNames(t)
+	covered := 0
+	for name := range lib {
+		switch {
+		case starter[name] && relevant[name] > 0:
+			covered++
+		case !starter[name] && relevant[name] == 0:
+			t.Errorf("new skill %s is the relevant skill of no turn", name)
+		}
+	}
+	return covered
+}
+
 // loadSet loads the set in dir, failing the test if it cannot.
 func loadSet(t *testing.T, dir string) *Set {
 	t.Helper()
