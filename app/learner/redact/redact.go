@@ -31,9 +31,9 @@ type rule struct {
 	// and K, the Kelvin sign, to k), other text always runs the pattern.
 	needs []string
 	fold  bool
-	// may, when set, is a stricter test than needs, on the lower-case
-	// ASCII text: a condition every match meets.
-	may func(lower string) bool
+	// may, when set, is a condition every match meets, cheaper than
+	// needs and tested first (text as given, lower as for needs).
+	may func(text, lower string) bool
 	// weak marks a rule whose matches are a weak sign of a secret, and
 	// costly to look for: Holds leaves it out.
 	weak bool
@@ -41,12 +41,12 @@ type rule struct {
 
 var rules = []rule{
 	{re: privateKeyRE, rewrite: func(string, []int) string { return Marker }, needs: []string{"PRIVATE KEY"}},
-	{re: prefixedRE, rewrite: func(string, []int) string { return Marker }, needs: []string{
+	{re: prefixedRE, rewrite: func(string, []int) string { return Marker }, may: mayPrefixed, needs: []string{
 		"sk-", "AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "AIza",
 		"hf_", "glpat-", "_live_", "_test_", "eyJ"}},
 	{re: urlCredRE, rewrite: rewriteGroup(2, func(string) bool { return true }), needs: []string{"://"}},
-	{re: assignRE, rewrite: rewriteAssignment, fold: true, needs: assignWords, may: mayAssign},
-	{re: keywordRE, rewrite: rewriteKeyword, fold: true, needs: keywordWords, may: mayKeyword, weak: true},
+	{re: assignRE, rewrite: rewriteAssignment, fold: true, needs: assignWords, may: func(_, lower string) bool { return mayAssign(lower) }},
+	{re: keywordRE, rewrite: rewriteKeyword, fold: true, needs: keywordWords, may: func(_, lower string) bool { return mayKeyword(lower) }, weak: true},
 }
 
 var (
@@ -54,36 +54,60 @@ var (
 	keywordWords = []string{"bearer", "basic", "token", "key", "secret", "passw", "apikey"}
 )
 
-// mayAssign reports whether lower holds a sensitive word in a name that
-// is followed, after an optional quote and spaces, by an assignment's
-// separator (=, :) or " is ": what assignRE needs. "the api returns 500"
-// does not run the pattern.
-func mayAssign(lower string) bool {
-	for _, w := range assignWords {
-		for from := 0; ; {
-			i := strings.Index(lower[from:], w)
-			if i < 0 {
-				break
-			}
-			j := from + i + len(w)
-			for j < len(lower) && isNameByte(lower[j]) {
-				j++
-			}
-			if j < len(lower) && lower[j] == '\\' {
-				j++
-			}
-			if j < len(lower) && (lower[j] == '"' || lower[j] == '\'') {
-				j++
-			}
-			k := j
-			for k < len(lower) && isSpace(lower[k]) {
-				k++
-			}
-			if k < len(lower) && (lower[k] == '=' || lower[k] == ':') ||
-				k > j && strings.HasPrefix(lower[k:], "is") && k+2 < len(lower) && isSpace(lower[k+2]) {
+// mayPrefixed reports whether text has a run of at least 15 token
+// characters (letters, digits, _ . -), as every token prefixedRE knows is
+// (the shortest, a Slack token, is xoxb- and ten more): prose rarely
+// does, and its words' letters ("sk-" in every "ask-") are then not
+// searched for one by one.
+func mayPrefixed(text, _ string) bool {
+	run := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' {
+			if run++; run >= 15 {
 				return true
 			}
-			from += i + 1
+		} else {
+			run = 0
+		}
+	}
+	return false
+}
+
+// mayAssign reports whether lower holds an assignment's separator (=, :
+// or " is ") right after a name that holds a sensitive word, once an
+// optional quote and spaces are passed: what assignRE needs. It looks back
+// from each separator, so prose with few of them costs one pass; "the api
+// returns 500" does not run the pattern.
+func mayAssign(lower string) bool {
+	for k := 0; k < len(lower); k++ {
+		j := k
+		switch c := lower[k]; {
+		case c == '=' || c == ':':
+		case c == 'i' && k > 0 && isSpace(lower[k-1]) && strings.HasPrefix(lower[k:], "is") && k+2 < len(lower) && isSpace(lower[k+2]):
+		default:
+			continue
+		}
+		for j > 0 && isSpace(lower[j-1]) {
+			j--
+		}
+		if lower[k] == 'i' && j == k {
+			continue // " is " needs the space before it
+		}
+		if j > 0 && (lower[j-1] == '"' || lower[j-1] == '\'') {
+			j--
+		}
+		if j > 0 && lower[j-1] == '\\' {
+			j--
+		}
+		i := j
+		for i > 0 && isNameByte(lower[i-1]) {
+			i--
+		}
+		for _, w := range assignWords {
+			if strings.Contains(lower[i:j], w) {
+				return true
+			}
 		}
 	}
 	return false
@@ -124,11 +148,14 @@ func isSpace(c byte) bool {
 // mayMatch reports whether text (lower: text in lower case when text is
 // ASCII, else "") may hold a match of r.
 func (r rule) mayMatch(text, lower string) bool {
-	if r.needs == nil || r.fold && lower == "" && text != "" {
-		return true
+	if r.fold && lower == "" && text != "" {
+		return true // not ASCII: only the pattern can tell
 	}
-	if r.may != nil {
-		return r.may(lower)
+	if r.may != nil && !r.may(text, lower) {
+		return false
+	}
+	if r.needs == nil {
+		return true
 	}
 	in := text
 	if r.fold {
