@@ -3,6 +3,7 @@ package retrieval
 import (
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -27,13 +28,23 @@ type Field struct {
 	// Head marks a field that says what the document is about (a name, a
 	// description, tags), as opposed to its body: Hit.MatchedHead.
 	Head bool
+	// Passages marks a field whose lines are passages on their own (a
+	// skill's asks): a search says, for each hit, the most of the query's
+	// terms one line holds (Hit.BestPassage; the first MaxPassages lines).
+	Passages bool
 }
 
-// posting is one term's occurrences in one field of one document.
+// MaxPassages is how many lines of a Passages field are told apart.
+const MaxPassages = 16
+
+// posting is one term's occurrences in one field of one document: how
+// many (at most 255, far past where BM25 saturates) and, in a Passages
+// field, in which lines (bit i: line i).
 type posting struct {
-	slot  int32
-	field uint8
-	tf    uint16
+	slot     int32
+	field    uint8
+	tf       uint8
+	passages uint16
 }
 
 // Index is an in-memory BM25F index of documents of type D, each with a
@@ -77,7 +88,7 @@ type op[D any] struct {
 	key    int64
 	doc    D
 	fields []string
-	terms  []map[string]int // the fields' term frequencies, computed off the lock
+	terms  []map[string]termCount // the fields' term counts, computed off the lock
 	vec    []float32
 }
 
@@ -100,7 +111,7 @@ func (ix *Index[D]) Len() int {
 // its texts in the order of the index's fields. The vector of the
 // replaced document is kept when every text is the same.
 func (ix *Index[D]) Put(key int64, doc D, fields ...string) {
-	terms := fieldTerms(fields)
+	terms := ix.fieldTerms(fields)
 	// Start the short write below on a fresh time slice: a writer
 	// preempted while it holds the lock (a busy machine, a long
 	// tokenisation before it) would stall every turn queued behind it.
@@ -110,19 +121,40 @@ func (ix *Index[D]) Put(key int64, doc D, fields ...string) {
 	ix.put(key, doc, fields, terms, nil)
 }
 
-// fieldTerms computes the term frequencies of each field outside the lock.
-func fieldTerms(fields []string) []map[string]int {
-	out := make([]map[string]int, len(fields))
+// termCount is a term's occurrences in one field of a document, and the
+// lines it occurs in when the field has passages.
+type termCount struct {
+	n        int
+	passages uint16
+}
+
+// fieldTerms counts the terms of each field outside the lock.
+func (ix *Index[D]) fieldTerms(fields []string) []map[string]termCount {
+	out := make([]map[string]termCount, len(fields))
 	for f, text := range fields {
-		out[f] = map[string]int{}
-		for _, t := range Terms(text, nil) {
-			out[f][t]++
+		out[f] = map[string]termCount{}
+		passages := f < len(ix.fields) && ix.fields[f].Passages
+		for line := 0; text != ""; line++ {
+			part := text
+			if passages {
+				part, text, _ = strings.Cut(text, "\n")
+			} else {
+				text = ""
+			}
+			for _, t := range Terms(part, nil) {
+				c := out[f][t]
+				c.n++
+				if passages && line < MaxPassages {
+					c.passages |= 1 << line
+				}
+				out[f][t] = c
+			}
 		}
 	}
 	return out
 }
 
-func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]int, vec []float32) {
+func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]termCount, vec []float32) {
 	if ix.compacting {
 		ix.journal = append(ix.journal, op[D]{key: key, doc: doc, fields: fields, terms: terms, vec: vec})
 	}
@@ -140,13 +172,13 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]in
 		if f >= len(ix.fields) {
 			break
 		}
-		for t, n := range tf {
-			lens[f] += float32(n)
+		for t, c := range tf {
+			lens[f] += float32(c.n)
 			ps, ok := ix.post[t]
 			if !ok {
 				ix.terms = append(ix.terms, t)
 			}
-			ix.post[t] = append(ps, posting{slot: slot, field: uint8(f), tf: uint16(min(n, math.MaxUint16))})
+			ix.post[t] = append(ps, posting{slot: slot, field: uint8(f), tf: uint8(min(c.n, math.MaxUint8)), passages: c.passages})
 			if !seen[t] {
 				seen[t] = true
 				ix.df[t]++

@@ -82,3 +82,56 @@ func TestCompactWithConcurrentChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestBestPassage: a hit's BestPassage is the most of the query's terms
+// one line of a Passages field holds, not the field's terms in all; other
+// fields, lines past MaxPassages and deleted documents do not count, and
+// a compaction keeps it.
+func TestBestPassage(t *testing.T) {
+	t.Parallel()
+	ix := NewIndex[int64](Field{Name: "head", Weight: 2, B: 0.5, Head: true}, Field{Name: "lines", Weight: 1, B: 0.75, Head: true, Passages: true})
+	query := func(q string) Query {
+		var out Query
+		for _, t := range Terms(q, nil) {
+			out.Terms = append(out.Terms, QueryTerm{Term: t, Word: t, Weight: 1})
+		}
+		return out
+	}
+	far := strings.Repeat("filler\n", MaxPassages) + "printer jammed paper"
+	ix.Put(1, 1, "printer", "printer jammed again\nthe paper tray is empty\nwhy is the office so cold")
+	ix.Put(2, 2, "", "printer\npaper\njammed")
+	ix.Put(3, 3, "printer paper jammed", far)
+	for k := int64(10); k < 200; k++ {
+		ix.Put(k, k, "unrelated", "words about something else")
+	}
+	check := func(when string) {
+		t.Helper()
+		hits, _ := ix.Search(query("printer jammed paper"), 10)
+		got := map[int64]int{}
+		for _, h := range hits {
+			got[h.Key] = h.BestPassage
+		}
+		// 1: "printer jammed" share a line, "paper" is on another; 2: one
+		// word a line; 3: its words are in the head and past the 16th line.
+		if want := map[int64]int{1: 2, 2: 1, 3: 0}; len(got) != len(want) || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] {
+			t.Errorf("%s: best passages %v, want %v", when, got, want)
+		}
+	}
+	check("built")
+	for k := int64(10); k < 200; k++ {
+		ix.Delete(k) // enough deletions to compact
+	}
+	ix.Compact()
+	check("compacted")
+	ix.Put(2, 2, "", "the printer jammed on the paper")
+	hits, _ := ix.Search(query("printer jammed paper"), 10)
+	best := -1
+	for _, h := range hits {
+		if h.Key == 2 {
+			best = h.BestPassage
+		}
+	}
+	if best != 3 {
+		t.Errorf("replaced document: best passage %d, want 3 (-1: not found)", best)
+	}
+}

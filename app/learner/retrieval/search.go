@@ -1,7 +1,10 @@
 package retrieval
 
 import (
+	"cmp"
 	"math"
+	"math/bits"
+	"slices"
 	"sync"
 )
 
@@ -30,6 +33,9 @@ type Hit[D any] struct {
 	MatchedHead uint64  // bit i set: it occurs in a Head field
 	// MatchedField[f]: bit i set: the query's term i occurs in field f.
 	MatchedField [maxFields]uint64
+	// BestPassage is the most of the query's terms one line of a Passages
+	// field holds (0 without such a field or a match in it).
+	BestPassage int
 }
 
 // Stats are a query's collection statistics at search time: the idf of
@@ -73,7 +79,38 @@ func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
 		st.IDF[i] = w
 		ix.scoreTerm(acc, ps, avg, w*qt.Weight, uint64(1)<<i)
 	}
-	return topHits(acc, ix, limit), st
+	hits := topHits(acc, ix, limit)
+	ix.bestPassages(q, hits)
+	return hits, st
+}
+
+// bestPassages sets each hit's BestPassage from the lines its matched
+// terms' postings occur in. A term's postings are in slot order, so each
+// is found by a binary search: a few per hit, after the ranking.
+func (ix *Index[D]) bestPassages(q Query, hits []Hit[D]) {
+	for f, fd := range ix.fields {
+		if !fd.Passages {
+			continue
+		}
+		for h := range hits {
+			slot := ix.slots[hits[h].Key]
+			var per [MaxPassages]int
+			for m := hits[h].MatchedField[f]; m != 0; m &= m - 1 {
+				ps := ix.post[q.Terms[bits.TrailingZeros64(m)].Term]
+				i, _ := slices.BinarySearchFunc(ps, slot, func(p posting, s int32) int { return cmp.Compare(p.slot, s) })
+				for ; i < len(ps) && ps[i].slot == slot; i++ {
+					if int(ps[i].field) != f {
+						continue
+					}
+					for b := ps[i].passages; b != 0; b &= b - 1 {
+						line := bits.TrailingZeros16(b)
+						per[line]++
+						hits[h].BestPassage = max(hits[h].BestPassage, per[line])
+					}
+				}
+			}
+		}
+	}
 }
 
 // scoreTerm adds one term's BM25F contribution to every document of its
