@@ -58,19 +58,36 @@ func TestRetrievalTune(t *testing.T) {
 		for _, s2 := range []float64{0, 6, 8, 10, 12, 14} {
 			for _, r2 := range []float64{0.5, 0.55, 0.6, 0.65, 0.7} {
 				for _, c := range []float64{0, 0.1, 0.2} {
-					eval(fmt.Sprintf("first score≥%.0f; others rel≥%.2f score≥%.0f; all cov≥%.1f, a head term, or named", s1, r2, s2, c), func(x skills.Candidate, first bool) bool {
-						named := x.NameTerms > 0 && x.Coverage >= 0.5
-						if x.HeadTerms == 0 || x.Coverage < c || x.Score < s1 && !named {
-							return false
+					for _, ask := range tuneAskRules {
+						name := fmt.Sprintf("first score≥%.0f; others rel≥%.2f score≥%.0f; all cov≥%.1f, a head term, or named", s1, r2, s2, c)
+						if ask.terms > 0 {
+							name += fmt.Sprintf("; first an ask with %d terms or score≥%.0f", ask.terms, ask.score)
 						}
-						return first || x.Relative >= r2 && (x.Score >= s2 || named)
-					})
+						eval(name, func(x skills.Candidate, first bool) bool {
+							named := x.NameTerms > 0 && x.Coverage >= 0.5
+							if x.HeadTerms == 0 || x.Coverage < c || x.Score < s1 && !named {
+								return false
+							}
+							if first && len(x.Skill.Asks) > 0 && x.BestAsk < ask.terms && x.Score < ask.score {
+								return false
+							}
+							return first || x.Relative >= r2 && (x.Score >= s2 || named)
+						})
+					}
 				}
 			}
 		}
 	}
 	showTune(t, results)
 }
+
+// tuneAskRules are the asks evidence searched for the first skill: an ask
+// holding this many of the request's terms, or a score that stands
+// without (terms 0: no such rule).
+var tuneAskRules = []struct {
+	terms int
+	score float64
+}{{0, 0}, {2, 10}, {2, 11}, {2, 12}, {2, 13}, {3, 10}, {3, 11}, {3, 12}, {3, 13}}
 
 // tuneSets are the development sets the rule is searched on.
 var tuneSets = [3]string{"dev", "dev2", "dev3"}
@@ -124,9 +141,12 @@ func tuneFigures(turns []turnCands, accept func(c skills.Candidate, first bool) 
 // injection (precision ≥ METACLAW_TUNE_PREC, default 0.5), best mean
 // recall first (METACLAW_TUNE_ALL=1: every rule).
 func showTune(t *testing.T, results []tuneResult) {
-	minPrec := 0.5
+	minPrec, maxNone := 0.5, 0.25
 	if v := os.Getenv("METACLAW_TUNE_PREC"); v != "" {
 		fmt.Sscan(v, &minPrec)
+	}
+	if v := os.Getenv("METACLAW_TUNE_NONE"); v != "" {
+		fmt.Sscan(v, &maxNone)
 	}
 	line := func(f tuneFig) string {
 		return fmt.Sprintf("recall %.3f (clean %.3f noisy %.3f) prec %.3f inj %.2f none %.2f", f.Recall6, f.CleanRecall, f.NoisyRecall, f.Precision, f.MeanInjectedLabelled, f.MeanInjectedNoSkill)
@@ -142,7 +162,7 @@ func showTune(t *testing.T, results []tuneResult) {
 	for _, res := range results {
 		ok := true
 		for _, f := range res.figs {
-			ok = ok && f.Precision >= minPrec && f.MeanInjectedNoSkill <= 0.25 && f.MeanInjectedLabelled <= 2.5
+			ok = ok && f.Precision >= minPrec && f.MeanInjectedNoSkill <= maxNone && f.MeanInjectedLabelled <= 2.5
 		}
 		all := os.Getenv("METACLAW_TUNE_ALL") != ""
 		if !ok && !all {
@@ -271,7 +291,7 @@ func TestRetrievalDumpCandidates(t *testing.T) {
 	opts := skills.OptionsFrom(config.Defaults().Skills)
 	opts.Evidence = skills.Evidence{MinCoverage: -1, MinRelative: -1, MinScore: -1, UnknownIDF: 0.5, BodyShare: 0.5}
 	var b strings.Builder
-	b.WriteString("set,turn,noisy,nrel,rank,skill,habit,label,score,coverage,head,headterms,nameterms,relative,matched,viaasks,words\n")
+	b.WriteString("set,turn,noisy,nrel,rank,skill,habit,label,score,coverage,head,headterms,nameterms,relative,matched,viaasks,bestask,words\n")
 	for _, name := range tuneSets {
 		for ti, tc := range tuneTurns(t, filepath.Join("learner", "evalsets", name), opts) {
 			for i, c := range tc.cands {
@@ -282,9 +302,9 @@ func TestRetrievalDumpCandidates(t *testing.T) {
 				case tc.acc[c.Skill.Name]:
 					label = 2
 				}
-				fmt.Fprintf(&b, "%s,%d,%v,%d,%d,%s,%v,%d,%.4f,%.4f,%.4f,%d,%d,%.4f,%d,%d,%s\n", name, ti, tc.noisy, len(tc.rel), i, c.Skill.Name,
+				fmt.Fprintf(&b, "%s,%d,%v,%d,%d,%s,%v,%d,%.4f,%.4f,%.4f,%d,%d,%.4f,%d,%d,%d,%s\n", name, ti, tc.noisy, len(tc.rel), i, c.Skill.Name,
 					skills.IsHabit(c.Skill.Category), label, c.Score, c.Coverage, c.Head, c.HeadTerms, c.NameTerms, c.Relative, len(c.Matched),
-					len(c.ViaAsks), strings.Join(c.Matched, "|"))
+					len(c.ViaAsks), c.BestAsk, strings.Join(c.Matched, "|"))
 			}
 		}
 	}

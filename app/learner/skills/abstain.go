@@ -32,6 +32,12 @@ import (
 //     not only close to a weak best match (on both development sets most
 //     skills injected second or later were wrong; with skills' asks
 //     indexed, scores run higher and the floor with them).
+//   - Asks: the first skill to fit, when it has asks, needs one ask that
+//     holds MinAskTerms of the request's terms, unless its score reaches
+//     AskScore. A request that shares a word with one ask and another
+//     word with the next matches the asks as a whole but none of them:
+//     that was how most turns needing no skill got one (docs/retrieval.md,
+//     round 10).
 //   - With embeddings, the cosine similarity too. In hybrid mode the
 //     keyword rule above still decides (a skill must match the request's
 //     words, hold the score floors and be within MinRelative of the best
@@ -45,15 +51,21 @@ import (
 type Evidence struct {
 	MinCoverage, MinRelative, MinScore float64
 	MinScoreNext                       float64
-	UnknownIDF, BodyShare              float64
-	MinCosine, CosineLow, CosineHigh   float64
-	MinFused                           float64
+	// MinAskTerms: the first skill to fit, when it has asks, needs one ask
+	// holding this many of the request's terms, unless its score reaches
+	// AskScore (so a one-word request gets a skill only on its score).
+	MinAskTerms                      int
+	AskScore                         float64
+	UnknownIDF, BodyShare            float64
+	MinCosine, CosineLow, CosineHigh float64
+	MinFused                         float64
 }
 
 // DefaultEvidence is tuned on the development sets together (evalsets/dev,
 // dev2 and dev3, TestRetrievalTune; see docs/retrieval.md), never on a
 // held-out set.
-var DefaultEvidence = Evidence{MinCoverage: 0.1, MinRelative: 0.55, MinScore: 9, MinScoreNext: 12, UnknownIDF: 0.5, BodyShare: 0.5,
+var DefaultEvidence = Evidence{MinCoverage: 0.1, MinRelative: 0.55, MinScore: 8, MinScoreNext: 12, MinAskTerms: 2, AskScore: 11,
+	UnknownIDF: 0.5, BodyShare: 0.5,
 	MinCosine: 0.45, CosineLow: 0.2, CosineHigh: 0.7, MinFused: 0.45}
 
 // Candidate is a ranked skill with its evidence and what became of it.
@@ -72,7 +84,10 @@ type Candidate struct {
 	Matched   []string
 	// ViaAsks are the matched words found only in the skill's asks, not
 	// in its own text.
-	ViaAsks   []string
+	ViaAsks []string
+	// BestAsk is the most of the query's terms one of the skill's asks
+	// holds.
+	BestAsk   int
 	Injected  bool
 	Reason    string // why it was left out; "" when injected
 	Threshold string // the rule it was held to
@@ -94,6 +109,7 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 		c := r.candidate(lib, q, st, h.Doc, h.Score, h.Matched, h.MatchedHead, total)
 		mf := h.MatchedField
 		c.NameTerms = bits.OnesCount64(mf[fieldName])
+		c.BestAsk = h.BestPassage
 		own := mf[fieldName] | mf[fieldDescription] | mf[fieldTags] | mf[fieldBody]
 		for m := mf[fieldAsks] &^ own; m != 0; m &= m - 1 {
 			c.ViaAsks = append(c.ViaAsks, q.Terms[bits.TrailingZeros64(m)].Word)
@@ -251,6 +267,9 @@ func (r *Retriever) keywordRule(c *Candidate, fits int) {
 		floor = max(ev.MinScore, ev.MinScoreNext)
 	}
 	c.Threshold = fmt.Sprintf("coverage ≥ %.2f, score ≥ %.1f and ≥ %.2f of the best", ev.MinCoverage, floor, ev.MinRelative)
+	if fits == 0 && ev.MinAskTerms > 0 && len(c.Skill.Asks) > 0 {
+		c.Threshold += fmt.Sprintf("; an ask holding %d of its words, or score ≥ %.1f", ev.MinAskTerms, ev.AskScore)
+	}
 	switch {
 	case c.HeadTerms == 0:
 		c.Reason = "matches the request in its body only"
@@ -258,6 +277,9 @@ func (r *Retriever) keywordRule(c *Candidate, fits int) {
 		c.Reason = fmt.Sprintf("matches %.2f of the request", c.Coverage)
 	case c.Score < floor && !(c.NameTerms > 0 && c.Coverage >= 0.5):
 		c.Reason = fmt.Sprintf("score %.2f below the floor", c.Score)
+	case fits == 0 && len(c.Skill.Asks) > 0 && c.BestAsk < ev.MinAskTerms && c.Score < ev.AskScore:
+		c.Reason = fmt.Sprintf("no ask of it holds %d of the request's words (the best %d), score %.2f below %.1f",
+			ev.MinAskTerms, c.BestAsk, c.Score, ev.AskScore)
 	case c.Relative < ev.MinRelative:
 		c.Reason = fmt.Sprintf("%.2f of the best match", c.Relative)
 	}

@@ -121,7 +121,10 @@ func TestAbstention(t *testing.T) {
 		{"thanks and a new task", "thanks! now write a commit message for the staged changes", []string{"write-commit-message"}},
 		{"small talk with a word a skill has", "good night", nil},
 		{"quick fact", "What's the capital of Australia?", nil},
-		{"one word naming a skill", "/commit", []string{"write-commit-message"}},
+		// One word is too little evidence: "is the meeting still at 3?"
+		// is one term too, and a meeting skill does not help with it.
+		{"one word naming a skill", "/commit", nil},
+		{"a few words naming a skill", "/commit the staged changes", []string{"write-commit-message"}},
 		{"a clear task gets its skill", "i accidentally pushed my AWS secret key to github, what do i do now??", []string{"handle-secrets-safely"}},
 	}
 	for _, tt := range tests {

@@ -103,3 +103,40 @@ func TestStarterAsksReachOldLibraries(t *testing.T) {
 		t.Errorf("the pass ran twice: %q", a.Asks)
 	}
 }
+
+// TestAskEvidence: the first skill to fit, when it has asks, needs one ask
+// holding MinAskTerms of the request's terms unless its score reaches
+// AskScore; a skill without asks, and a later skill, are not held to it.
+func TestAskEvidence(t *testing.T) {
+	t.Parallel()
+	r := &Retriever{opts: Options{Evidence: DefaultEvidence}}
+	ev := DefaultEvidence
+	withAsks := store.Skill{Name: "s", Asks: []string{"one ask", "another ask"}}
+	mid := (ev.MinScore + ev.AskScore) / 2 // above the floor, below AskScore
+	tests := []struct {
+		name    string
+		c       Candidate
+		fits    int
+		refused bool
+	}{
+		{"words spread over its asks", Candidate{Skill: withAsks, Score: mid, BestAsk: ev.MinAskTerms - 1}, 0, true},
+		{"words in one ask", Candidate{Skill: withAsks, Score: mid, BestAsk: ev.MinAskTerms}, 0, false},
+		{"a score that stands alone", Candidate{Skill: withAsks, Score: ev.AskScore, BestAsk: 0}, 0, false},
+		{"no asks to hold it to", Candidate{Skill: store.Skill{Name: "s"}, Score: mid}, 0, false},
+		{"a later skill", Candidate{Skill: withAsks, Score: ev.MinScoreNext, BestAsk: 0}, 1, false},
+	}
+	for _, tt := range tests {
+		c := tt.c
+		c.HeadTerms, c.Coverage, c.Relative = 2, 0.5, 1
+		r.keywordRule(&c, tt.fits)
+		if refused := c.Reason != ""; refused != tt.refused {
+			t.Errorf("%s: reason %q, want refused %v", tt.name, c.Reason, tt.refused)
+		}
+		if tt.refused && !strings.Contains(c.Reason, "no ask of it holds") {
+			t.Errorf("%s: reason %q does not name the asks", tt.name, c.Reason)
+		}
+		if tt.fits == 0 && len(c.Skill.Asks) > 0 && !strings.Contains(c.Threshold, "an ask holding") {
+			t.Errorf("%s: threshold %q does not say the asks rule", tt.name, c.Threshold)
+		}
+	}
+}

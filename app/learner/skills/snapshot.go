@@ -35,7 +35,7 @@ var IndexFields = []retrieval.Field{
 	{Name: "description", Weight: 2, B: 0.75, Head: true},
 	{Name: "tags", Weight: 2, B: 0.5, Head: true},
 	{Name: "body", Weight: 0.4, B: 0.75},
-	{Name: "asks", Weight: 1, B: 0.75, Head: true},
+	{Name: "asks", Weight: 1, B: 0.75, Head: true, Passages: true},
 }
 
 // The positions of IndexFields (and of skillTexts' texts).
