@@ -144,6 +144,26 @@ func TestAgentSideRequestsAreSideTurns(t *testing.T) {
 	if len(inj.reqs) != 1 {
 		t.Errorf("a request typed main was not injected (%d injections)", len(inj.reqs))
 	}
+	// OpenClaw's heartbeat poll, its internal-context message last as on
+	// every OpenClaw turn (shared/reference/openclaw-client.md).
+	heartbeat := `{"model":"claude-sonnet-4-5","max_tokens":512,"system":[{"type":"text","text":"You are a personal assistant running inside OpenClaw."}],` +
+		`"messages":[{"role":"user","content":[{"type":"text","text":"Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK.","cache_control":{"type":"ephemeral"}}]},` +
+		`{"role":"user","content":[{"type":"text","text":"<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nActive exec sessions: none\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"}]}]}`
+	if status, b, _ := e.post("/v1/messages", heartbeat); status != 200 {
+		t.Fatalf("status %d: %s", status, b)
+	}
+	if len(inj.reqs) != 1 {
+		t.Errorf("an OpenClaw heartbeat was injected (%d injections)", len(inj.reqs))
+	}
+	side := 0
+	for _, turn := range e.turns(3) {
+		if turn.Type == "side" {
+			side++
+		}
+	}
+	if side != 2 {
+		t.Errorf("%d side turns, want the title request and the OpenClaw heartbeat", side)
+	}
 }
 
 func TestIdentityAndUnknownFields(t *testing.T) {

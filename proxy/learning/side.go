@@ -27,7 +27,12 @@ import (
 //     handoff summary".
 //   - OpenClaw: the heartbeat poll ("Read HEARTBEAT.md if it exists…"),
 //     sent as a user message (its main system prompt may quote it, so only
-//     the latest user message counts).
+//     the latest user message counts; the internal-context message
+//     OpenClaw always sends last is not the person's, so it is passed over).
+//   - Open WebUI (backend/open_webui/config.py's task templates): its
+//     background tasks — title, tags, follow-up suggestions, search
+//     queries — are a user message that opens "### Task:" and carries the
+//     chat as <chat_history>.
 //   - Any client: a short system prompt, or the latest user message, that
 //     opens by asking for a title of the conversation, chat or session.
 //
@@ -39,7 +44,9 @@ func SideRequest(msgs []Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		if msgs[i].Role == "user" {
 			last = strings.TrimSpace(msgs[i].Text)
-			break
+			if !strings.HasPrefix(last, openclawInternal) {
+				break
+			}
 		}
 	}
 	for _, m := range msgs {
@@ -63,6 +70,9 @@ func SideRequest(msgs []Message) string {
 	if titleAskRE.MatchString(head) {
 		return "title"
 	}
+	if strings.HasPrefix(last, "### Task:") && strings.Contains(last, "<chat_history>") {
+		return "client task"
+	}
 	if strings.EqualFold(last, "quota") && users(msgs) == 1 {
 		return "quota probe"
 	}
@@ -76,6 +86,10 @@ const (
 	sideSystemMax = 4096
 	sideHead      = 400
 )
+
+// openclawInternal opens the internal-context message OpenClaw sends
+// after the person's on every turn.
+const openclawInternal = "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>"
 
 type sideMarker struct{ text, kind string }
 

@@ -17,6 +17,8 @@ func TestSideRequest(t *testing.T) {
 	// heartbeat prompt in its Heartbeat section.
 	openclawSystem := "You are a personal assistant running inside OpenClaw.\n" + strings.Repeat("## Tooling\nUse the tools.\n", 300) +
 		"## Heartbeats\nHeartbeat prompt: Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK.\n"
+	// OpenClaw's internal-context message comes last on every turn.
+	openclawContext := "<<<BEGIN_OPENCLAW_INTERNAL_CONTEXT>>>\nActive exec sessions: none\nSubagents: none\n<<<END_OPENCLAW_INTERNAL_CONTEXT>>>"
 	tests := []struct {
 		name string
 		msgs []Message
@@ -49,6 +51,11 @@ func TestSideRequest(t *testing.T) {
 			user("Create a structured handoff summary for a later assistant that will continue this conversation.\n\nTURNS TO SUMMARIZE:\n[user] fix the nginx config\n[assistant] done")}, "compaction summary"},
 		{"openclaw heartbeat", []Message{sys(openclawSystem),
 			user("Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK.\nCurrent time: Thursday, March 5th, 2026 — 17:59 (Asia/Shanghai)")}, "heartbeat"},
+		{"openclaw heartbeat, its internal context after it", []Message{sys(openclawSystem),
+			user("Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. Do not infer or repeat old tasks from prior chats. If nothing needs attention, reply HEARTBEAT_OK."),
+			user(openclawContext)}, "heartbeat"},
+		{"open webui title", []Message{user("### Task:\nGenerate a concise, 3-5 word title with an emoji summarizing the chat history.\n### Guidelines:\n- The title should clearly represent the main theme or subject of the conversation.\n### Output:\nJSON format: { \"title\": \"your concise title here\" }\n### Chat History:\n<chat_history>\nUSER: best hikes near Bergen?\nASSISTANT: Ulriken and Fløyen.\n</chat_history>")}, "client task"},
+		{"open webui tags", []Message{user("### Task:\nGenerate 1-3 broad tags categorizing the main themes of the chat history, along with 1-3 more specific subtopic tags.\n\n### Guidelines:\n- Start with high-level domains (e.g. Science, Technology, Philosophy, Arts, Politics, Business, Health, Sports, Entertainment, Education)\n- Consider including relevant subfields/subdomains if they are strongly represented throughout the conversation\n- If content is too short (less than 3 messages) or too diverse, use only [\"General\"]\n- Use the chat's primary language; default to English if multilingual\n- Prioritize accuracy over specificity\n\n### Output:\nJSON format: { \"tags\": [\"tag1\", \"tag2\", \"tag3\"] }\n\n### Chat History:\n<chat_history>\nUSER: my invoice total is off by a cent\n</chat_history>")}, "client task"},
 		{"an app's title generator", []Message{
 			sys("You are a title generator. Generate a short, descriptive title (max 50 characters) for a chat conversation based on the user's first message."),
 			user("best hikes near Bergen in October?")}, "title"},
@@ -58,6 +65,8 @@ func TestSideRequest(t *testing.T) {
 		{"person: a summary of a chat", []Message{user("Write a summary of our chat with the supplier yesterday: they want 30 days' notice.")}, ""},
 		{"person: quota in a conversation", []Message{user("what's my storage limit?"), asst("Which service?"), user("quota")}, ""},
 		{"openclaw main turn quoting the heartbeat", []Message{sys(openclawSystem), user("[Thu 2026-03-05 18:02 UTC] fix the failing tests in api/")}, ""},
+		{"openclaw main turn, its internal context after it", []Message{sys(openclawSystem), user("[Thu 2026-03-05 18:02 UTC] fix the failing tests in api/"), user(openclawContext)}, ""},
+		{"person: a task list of their own", []Message{user("### Task:\nwrite the release notes for v2.3 from the changelog below\n- fixed login\n- faster search")}, ""},
 		{"person: about heartbeats", []Message{user("why does my agent keep answering HEARTBEAT_OK every 30 minutes?")}, ""},
 		{"empty", nil, ""},
 	}
