@@ -27,11 +27,15 @@ var heldoutFloors = floors{CleanRecall: 0.77, NoisyRecall: 0.68, Precision: 0.67
 
 // heldout2Floors hold the second held-out set's figures (skill turns
 // only; written after round 5 was settled), a little below them.
-var heldout2Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.77, Precision: 0.69, MaxInjected: 1.2, MaxNoSkill: 0.22}
+var heldout2Floors = floors{CleanRecall: 0.75, NoisyRecall: 0.77, Precision: 0.69, MaxInjected: 1.2, MaxNoSkill: 0.2}
 
 // heldout3Floors hold the third held-out set's figures (skill turns
 // only; written in round 7 before its first run), a little below them.
-var heldout3Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.72, Precision: 0.53, MaxInjected: 1.56, MaxNoSkill: 0.50}
+var heldout3Floors = floors{CleanRecall: 0.80, NoisyRecall: 0.72, Precision: 0.53, MaxInjected: 1.56, MaxNoSkill: 0.32}
+
+// heldout4Floors hold the fourth held-out set's figures (skill turns
+// only; written in round 10 before its first run), a little below them.
+var heldout4Floors = floors{CleanRecall: 0.62, NoisyRecall: 0.71, Precision: 0.49, MaxInjected: 1.62, MaxNoSkill: 0.5}
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
@@ -127,6 +131,13 @@ func TestRetrievalHeldout2(t *testing.T) {
 func TestRetrievalHeldout3(t *testing.T) {
 	t.Parallel()
 	checkSkillFloors(t, "heldout3", "third held-out set", heldout3Floors)
+}
+
+// TestRetrievalHeldout4 holds the fourth held-out set's figures (skill
+// turns only).
+func TestRetrievalHeldout4(t *testing.T) {
+	t.Parallel()
+	checkSkillFloors(t, "heldout4", "fourth held-out set", heldout4Floors)
 }
 
 // TestRetrievalDev3 holds the third development set's figures.

@@ -3,7 +3,7 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Six sets live below this folder, written independently of each other:
+// Seven sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
 //   - dev2/: a second development set (skill turns only), written by someone
@@ -23,6 +23,9 @@
 //   - heldout3/: a third held-out set (skill turns only), written in round 7
 //     before its first run, on the same rules, over a library of its own;
 //     `make test` holds its figures as floors.
+//   - heldout4/: a fourth held-out set (skill turns only), written in round
+//     10 before its first run, on the same rules, over another person's
+//     library; `make test` holds its figures as floors.
 //
 // Each set has the same layout:
 //
