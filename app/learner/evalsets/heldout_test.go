@@ -382,3 +382,70 @@ func maxTime(a, b time.Time) time.Time {
 	}
 	return a
 }
+
+// stripAsks removes the asks: key and its list items from a SKILL.md's
+// front matter, leaving every other byte as it was.
+func stripAsks(text string) string {
+	lines := strings.Split(text, "\n")
+	var out []string
+	inFront, inAsks := false, false
+	for i, line := range lines {
+		switch {
+		case i == 0 && line == "---":
+			inFront = true
+		case inFront && line == "---":
+			inFront, inAsks = false, false
+		case inFront && strings.HasPrefix(line, "asks:"):
+			inAsks = true
+			continue
+		case inAsks && (strings.HasPrefix(line, "  ") || strings.HasPrefix(line, "- ")):
+			continue
+		default:
+			inAsks = false
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// frontMatter returns the lines between the leading "---" lines.
+func frontMatter(text string) []string {
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	if len(lines) == 0 || lines[0] != "---" {
+		return nil
+	}
+	for i := 1; i < len(lines); i++ {
+		if lines[i] == "---" {
+			return lines[1:i]
+		}
+	}
+	return nil
+}
+
+// hasAsksKey reports whether a SKILL.md's front matter has an asks: key.
+func hasAsksKey(data []byte) bool {
+	return slices.ContainsFunc(frontMatter(string(data)), func(l string) bool { return strings.HasPrefix(l, "asks:") })
+}
+
+// checkStarterCopies checks that every starter skill is in the set's
+// library byte for byte, less its asks list, and returns how many there
+// are.
+func checkStarterCopies(t *testing.T, setDir string) int {
+	t.Helper()
+	names := starterNames(t)
+	for name := range names {
+		want, err := os.ReadFile(filepath.Join(starterDir, name, "SKILL.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(setDir, "skills", name, "SKILL.md"))
+		if err != nil {
+			t.Errorf("starter skill %s is missing from %s: %v", name, setDir, err)
+			continue
+		}
+		if string(got) != stripAsks(string(want)) {
+			t.Errorf("%s/SKILL.md differs from assets/skills beyond the removed asks list", name)
+		}
+	}
+	return len(names)
+}
