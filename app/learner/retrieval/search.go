@@ -79,38 +79,37 @@ func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
 		st.IDF[i] = w
 		ix.scoreTerm(acc, ps, avg, w*qt.Weight, uint64(1)<<i)
 	}
-	hits := topHits(acc, ix, limit)
-	ix.bestPassages(q, hits)
-	return hits, st
+	return topHits(acc, ix, q, limit), st
 }
 
-// bestPassages sets each hit's BestPassage from the lines its matched
-// terms' postings occur in. A term's postings are in slot order, so each
-// is found by a binary search: a few per hit, after the ranking.
-func (ix *Index[D]) bestPassages(q Query, hits []Hit[D]) {
+// bestPassage is the most of q's terms one line of a Passages field of
+// the document in slot holds, from the lines its matched terms' postings
+// occur in (matched[f]: the terms found in field f). A term's postings
+// are in slot order, so each is found by a binary search: a few per hit,
+// after the ranking.
+func (ix *Index[D]) bestPassage(q Query, slot int32, matched [maxFields]uint64) int {
+	best := 0
 	for f, fd := range ix.fields {
 		if !fd.Passages {
 			continue
 		}
-		for h := range hits {
-			slot := ix.slots[hits[h].Key]
-			var per [MaxPassages]int
-			for m := hits[h].MatchedField[f]; m != 0; m &= m - 1 {
-				ps := ix.post[q.Terms[bits.TrailingZeros64(m)].Term]
-				i, _ := slices.BinarySearchFunc(ps, slot, func(p posting, s int32) int { return cmp.Compare(p.slot, s) })
-				for ; i < len(ps) && ps[i].slot == slot; i++ {
-					if int(ps[i].field) != f {
-						continue
-					}
-					for b := ps[i].passages; b != 0; b &= b - 1 {
-						line := bits.TrailingZeros16(b)
-						per[line]++
-						hits[h].BestPassage = max(hits[h].BestPassage, per[line])
-					}
+		var per [MaxPassages]int
+		for m := matched[f]; m != 0; m &= m - 1 {
+			ps := ix.post[q.Terms[bits.TrailingZeros64(m)].Term]
+			i, _ := slices.BinarySearchFunc(ps, slot, func(p posting, s int32) int { return cmp.Compare(p.slot, s) })
+			for ; i < len(ps) && ps[i].slot == slot; i++ {
+				if int(ps[i].field) != f {
+					continue
+				}
+				for b := ps[i].passages; b != 0; b &= b - 1 {
+					line := bits.TrailingZeros16(b)
+					per[line]++
+					best = max(best, per[line])
 				}
 			}
 		}
 	}
+	return best
 }
 
 // scoreTerm adds one term's BM25F contribution to every document of its
@@ -268,9 +267,10 @@ func better(a, b scored) bool {
 	return a.key < b.key
 }
 
-// topHits returns the limit best touched slots of a as hits, best first;
+// topHits returns the limit best touched slots of a as hits, best first,
+// each with its best passage for q;
 // ix.mu held.
-func topHits[D any](a *accumulator, ix *Index[D], limit int) []Hit[D] {
+func topHits[D any](a *accumulator, ix *Index[D], q Query, limit int) []Hit[D] {
 	h := make(minHeap, 0, limit+1)
 	for _, s := range a.touched {
 		c := scored{slot: s, score: float64(a.scores[s]), key: ix.keys[s]}
@@ -286,6 +286,7 @@ func topHits[D any](a *accumulator, ix *Index[D], limit int) []Hit[D] {
 	for i := len(h) - 1; i >= 0; i-- {
 		c := h.Pop()
 		h := Hit[D]{Key: c.key, Doc: ix.docs[c.slot], Score: c.score, Matched: a.masks[c.slot], MatchedField: a.fields[c.slot]}
+		h.BestPassage = ix.bestPassage(q, c.slot, h.MatchedField)
 		for f, fd := range ix.fields {
 			if fd.Head {
 				h.MatchedHead |= h.MatchedField[f]
