@@ -16,7 +16,7 @@ const (
 	// memories would otherwise give every word an idf near zero.
 	minCorpus = 50
 	// maxFields bounds the fields of an index.
-	maxFields = 5
+	maxFields = 6
 )
 
 // Field is one field of the documents of an Index: its weight and its
@@ -32,6 +32,11 @@ type Field struct {
 	// skill's asks): a search says, for each hit, the most of the query's
 	// terms one line holds (Hit.BestPassage; the first MaxPassages lines).
 	Passages bool
+	// Optional marks a field searched only by a query that asks for it
+	// (Query.Optional): a skill's asks in other languages, for a request
+	// in one of them. Its words count in the idf only of such queries, so
+	// the other queries rank as if it were not there.
+	Optional bool
 }
 
 // MaxPassages is how many lines of a Passages field are told apart.
@@ -66,7 +71,8 @@ type Index[D any] struct {
 	slots  map[int64]int32
 	post   map[string][]posting
 	terms  []string         // post's keys, in the order they came (compaction copies them in chunks)
-	df     map[string]int32 // documents per term, deleted ones too
+	df     map[string]int32 // documents per term in the fields that are not Optional, deleted ones too
+	dfOpt  map[string]int32 // documents per term that have it only in Optional fields, likewise
 	live   int
 	lenSum [maxFields]float64 // over every slot, deleted ones too
 	// lenDocs counts the slots whose field has words (deleted ones too):
@@ -95,9 +101,10 @@ type op[D any] struct {
 // NewIndex makes an empty index with the given fields.
 func NewIndex[D any](fields ...Field) *Index[D] {
 	if len(fields) == 0 || len(fields) > maxFields {
-		panic("retrieval: an index has 1 to 5 fields")
+		panic("retrieval: an index has 1 to 6 fields")
 	}
-	return &Index[D]{fields: fields, slots: map[int64]int32{}, post: map[string][]posting{}, df: map[string]int32{}}
+	return &Index[D]{fields: fields, slots: map[int64]int32{}, post: map[string][]posting{}, df: map[string]int32{},
+		dfOpt: map[string]int32{}}
 }
 
 // Len returns the number of live documents.
@@ -167,7 +174,8 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]te
 	}
 	slot := int32(len(ix.docs))
 	var lens [maxFields]float32
-	seen := map[string]bool{}
+	seen := map[string]bool{} // the terms counted in df
+	var opt []string          // the terms of Optional fields
 	for f, tf := range terms {
 		if f >= len(ix.fields) {
 			break
@@ -179,7 +187,10 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]te
 				ix.terms = append(ix.terms, t)
 			}
 			ix.post[t] = append(ps, posting{slot: slot, field: uint8(f), tf: uint8(min(c.n, math.MaxUint8)), passages: c.passages})
-			if !seen[t] {
+			switch {
+			case ix.fields[f].Optional:
+				opt = append(opt, t)
+			case !seen[t]:
 				seen[t] = true
 				ix.df[t]++
 			}
@@ -187,6 +198,12 @@ func (ix *Index[D]) put(key int64, doc D, fields []string, terms []map[string]te
 		ix.lenSum[f] += float64(lens[f])
 		if lens[f] > 0 {
 			ix.lenDocs[f]++
+		}
+	}
+	for _, t := range opt {
+		if !seen[t] {
+			seen[t] = true
+			ix.dfOpt[t]++
 		}
 	}
 	ix.docs, ix.keys, ix.alive = append(ix.docs, doc), append(ix.keys, key), append(ix.alive, true)
@@ -309,7 +326,6 @@ func (ix *Index[D]) compact() {
 	}
 	for _, tp := range post {
 		out := make([]posting, 0, len(tp.ps))
-		last := int32(-1)
 		for _, p := range tp.ps {
 			if int(p.slot) >= n {
 				break // added after the first look: the journal has it
@@ -317,10 +333,19 @@ func (ix *Index[D]) compact() {
 			if s := remap[p.slot]; s >= 0 {
 				p.slot = s
 				out = append(out, p)
-				if s != last {
-					fresh.df[tp.term]++
-					last = s
-				}
+			}
+		}
+		// A document's postings of a term are adjacent: it counts in df
+		// when one of them is in a field that is not Optional.
+		for i := 0; i < len(out); {
+			main := false
+			for s := out[i].slot; i < len(out) && out[i].slot == s; i++ {
+				main = main || !ix.fields[out[i].field].Optional
+			}
+			if main {
+				fresh.df[tp.term]++
+			} else {
+				fresh.dfOpt[tp.term]++
 			}
 		}
 		if len(out) > 0 {
@@ -339,8 +364,8 @@ func (ix *Index[D]) compact() {
 			fresh.replay(journal)
 			ix.compacting = false
 			ix.docs, ix.keys, ix.alive, ix.lens, ix.vecs, ix.hashes = fresh.docs, fresh.keys, fresh.alive, fresh.lens, fresh.vecs, fresh.hashes
-			ix.slots, ix.post, ix.terms, ix.df, ix.live, ix.lenSum, ix.lenDocs, ix.dead = fresh.slots, fresh.post, fresh.terms,
-				fresh.df, fresh.live, fresh.lenSum, fresh.lenDocs, fresh.dead
+			ix.slots, ix.post, ix.terms, ix.df, ix.dfOpt, ix.live, ix.lenSum, ix.lenDocs, ix.dead = fresh.slots, fresh.post, fresh.terms,
+				fresh.df, fresh.dfOpt, fresh.live, fresh.lenSum, fresh.lenDocs, fresh.dead
 			ix.mu.Unlock()
 			return
 		}

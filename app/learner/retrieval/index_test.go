@@ -3,6 +3,7 @@ package retrieval
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -134,4 +135,67 @@ func TestBestPassage(t *testing.T) {
 	if best != 3 {
 		t.Errorf("replaced document: best passage %d, want 3 (-1: not found)", best)
 	}
+}
+
+// TestOptionalField: an Optional field is searched only by a query that
+// asks for it, and a query that does not ranks exactly as if the field
+// were not there, idf included, before and after a compaction.
+func TestOptionalField(t *testing.T) {
+	t.Parallel()
+	fields := []Field{{Name: "text", Weight: 1, B: 0.75, Head: true}, {Name: "other languages", Weight: 1, B: 0.75, Passages: true, Optional: true}}
+	with := NewIndex[int64](fields...)
+	without := NewIndex[int64](fields[0])
+	query := func(q string, optional bool) Query {
+		out := Query{Optional: optional}
+		for _, t := range Terms(q, nil) {
+			out.Terms = append(out.Terms, QueryTerm{Term: t, Word: t, Weight: 1})
+		}
+		return out
+	}
+	docs := []struct{ text, other string }{
+		{"renew the tls certificate before it expires", "das Zertifikat ist abgelaufen\nel certificado caducó"},
+		{"zertifikat is the word a German form uses", ""},
+		{"certificate pinning in a mobile app", "Zertifikat im App pinnen"},
+	}
+	put := func() {
+		for k, d := range docs {
+			with.Put(int64(k), int64(k), d.text, d.other)
+			without.Put(int64(k), int64(k), d.text)
+		}
+		for k := int64(10); k < 200; k++ {
+			with.Put(k, k, "unrelated words about something else", "otras palabras")
+			without.Put(k, k, "unrelated words about something else")
+		}
+	}
+	put()
+	check := func(when string) {
+		t.Helper()
+		for _, q := range []string{"zertifikat", "certificate expires", "caducó certificate"} {
+			a, sa := with.Search(query(q, false), 10)
+			b, sb := without.Search(query(q, false), 10)
+			if len(a) != len(b) || !slices.Equal(sa.IDF, sb.IDF) {
+				t.Fatalf("%s: %q: %d hits (idf %v) with the field not searched, %d (idf %v) without it", when, q, len(a), sa.IDF, len(b), sb.IDF)
+			}
+			for i := range a {
+				if a[i].Key != b[i].Key || a[i].Score != b[i].Score || a[i].Matched != b[i].Matched || a[i].BestPassage != 0 {
+					t.Errorf("%s: %q: hit %d = %+v, without the field %+v", when, q, i, a[i], b[i])
+				}
+			}
+		}
+		hits, st := with.Search(query("zertifikat abgelaufen", true), 10)
+		if len(hits) != 3 || hits[0].Key != 0 || hits[0].BestPassage != 2 || st.IDF[1] == 0 {
+			t.Errorf("%s: a query that asks for the optional field: %+v, idf %v", when, hits, st.IDF)
+		}
+		if _, st := with.Search(query("abgelaufen", false), 10); st.IDF[0] != 0 {
+			t.Errorf("%s: a word only the optional field has got idf %v for a query that does not search it", when, st.IDF)
+		}
+	}
+	check("built")
+	for k := int64(10); k < 150; k++ {
+		with.Delete(k)
+		without.Delete(k)
+	}
+	with.Compact()
+	without.Compact()
+	check("compacted")
 }

@@ -11,6 +11,8 @@ import (
 // Query is a weighted bag of terms; at most MaxQueryTerms.
 type Query struct {
 	Terms []QueryTerm
+	// Optional also searches the index's Optional fields.
+	Optional bool
 }
 
 // QueryTerm is one term of a query with its weight (1 for the latest
@@ -65,6 +67,12 @@ func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
 	for f := range ix.fields {
 		avg[f] = math.Max(ix.lenSum[f]/math.Max(ix.lenDocs[f], 1), 1)
 	}
+	var skip uint8 // the fields not searched
+	for f, fd := range ix.fields {
+		if fd.Optional && !q.Optional {
+			skip |= 1 << f
+		}
+	}
 	acc := ix.spares.get(len(ix.docs))
 	defer ix.spares.put(acc)
 	for i, qt := range q.Terms {
@@ -72,12 +80,16 @@ func (ix *Index[D]) Search(q Query, limit int) ([]Hit[D], Stats) {
 			break
 		}
 		ps := ix.post[qt.Term]
-		if len(ps) == 0 {
+		df := ix.df[qt.Term]
+		if q.Optional {
+			df += ix.dfOpt[qt.Term]
+		}
+		if len(ps) == 0 || df == 0 {
 			continue
 		}
-		w := idf(n, float64(ix.df[qt.Term]))
+		w := idf(n, float64(df))
 		st.IDF[i] = w
-		ix.scoreTerm(acc, ps, avg, w*qt.Weight, uint64(1)<<i)
+		ix.scoreTerm(acc, ps, avg, w*qt.Weight, uint64(1)<<i, skip)
 	}
 	return topHits(acc, ix, q, limit), st
 }
@@ -115,19 +127,22 @@ func (ix *Index[D]) bestPassage(q Query, slot int32, matched [maxFields]uint64) 
 // scoreTerm adds one term's BM25F contribution to every document of its
 // postings: the weighted, length-normalised frequencies of its fields are
 // summed, then saturated. A document's postings of a term are adjacent.
-func (ix *Index[D]) scoreTerm(acc *accumulator, ps []posting, avg [maxFields]float64, w float64, bit uint64) {
+func (ix *Index[D]) scoreTerm(acc *accumulator, ps []posting, avg [maxFields]float64, w float64, bit uint64, skip uint8) {
 	for i := 0; i < len(ps); {
 		slot := ps[i].slot
 		var tf float64
 		var fields uint8
 		for ; i < len(ps) && ps[i].slot == slot; i++ {
 			p := ps[i]
+			if skip&(1<<p.field) != 0 {
+				continue
+			}
 			fd := ix.fields[p.field]
 			norm := 1 - fd.B + fd.B*float64(ix.lens[slot][p.field])/avg[p.field]
 			tf += fd.Weight * float64(p.tf) / norm
 			fields |= 1 << p.field
 		}
-		if !ix.alive[slot] {
+		if !ix.alive[slot] || fields == 0 {
 			continue
 		}
 		acc.add(slot, float32(w*tf*(k1+1)/(tf+k1)), bit, fields)
