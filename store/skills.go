@@ -25,7 +25,11 @@ type Skill struct {
 	Source      string // where the current version came from
 	// Asks are requests the current version is the right help for, in the
 	// words people use (SetSkillAsks); the index searches them.
-	Asks      []string
+	Asks []string
+	// AsksIn are asks in other languages, by language code ("de": the
+	// German ones; SetSkillAsksIn); the index searches them for requests
+	// in a language other than English.
+	AsksIn    map[string][]string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -190,6 +194,53 @@ func (db *DB) SetSkillAsks(ctx context.Context, name string, version int, asks [
 	return err
 }
 
+// SetSkillAsksIn replaces the asks of a skill's version in one language
+// (lang, a language code such as "de"; no asks: none in it). It fails
+// with ErrNotFound unless that version is the current one.
+func (db *DB) SetSkillAsksIn(ctx context.Context, name string, version int, lang string, asks []string) error {
+	if !validLang(lang) {
+		return fmt.Errorf("set asks in %q: not a language code", lang)
+	}
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var id int64
+		var raw string
+		err := tx.QueryRowContext(ctx, `SELECT s.id, v.asks_in FROM skills s JOIN skill_versions v ON v.skill_id = s.id
+			AND v.version = s.current_version WHERE s.name = ? AND s.current_version = ?`, name, version).Scan(&id, &raw)
+		if errors.Is(err, sql.ErrNoRows) {
+			return fmt.Errorf("skill %s version %d: %w", name, version, ErrNotFound)
+		}
+		if err != nil {
+			return fmt.Errorf("set asks in %s: %w", lang, err)
+		}
+		in := map[string][]string{}
+		_ = json.Unmarshal([]byte(raw), &in)
+		if len(asks) == 0 {
+			delete(in, lang)
+		} else {
+			in[lang] = asks
+		}
+		b, _ := json.Marshal(in)
+		if _, err := tx.ExecContext(ctx, "UPDATE skill_versions SET asks_in = ? WHERE skill_id = ? AND version = ?",
+			string(b), id, version); err != nil {
+			return fmt.Errorf("set asks in %s: %w", lang, err)
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = "+nextRev+" WHERE id = ?", nowMillis(), id); err != nil {
+			return fmt.Errorf("set asks in %s: %w", lang, err)
+		}
+		return nil
+	})
+	if err == nil {
+		db.skillsChanged()
+	}
+	return err
+}
+
+// validLang reports whether lang looks like an ISO 639-1 code: two lower
+// case letters.
+func validLang(lang string) bool {
+	return len(lang) == 2 && lang[0] >= 'a' && lang[0] <= 'z' && lang[1] >= 'a' && lang[1] <= 'z'
+}
+
 func insertVersion(ctx context.Context, tx *sql.Tx, id int64, version int, in SkillInput, now int64) error {
 	turnIDs, _ := json.Marshal(nonNil(in.TurnIDs))
 	_, err := tx.ExecContext(ctx, `INSERT INTO skill_versions(skill_id, version, description, category, tags, body, source,
@@ -229,19 +280,22 @@ func nonNil[T any](s []T) []T {
 }
 
 const skillCols = `s.id, s.name, v.description, v.category, v.tags, v.body, s.current_version, s.enabled, s.retired,
-	v.source, s.created_at, s.updated_at, v.asks`
+	v.source, s.created_at, s.updated_at, v.asks, v.asks_in`
 
 const skillFrom = ` FROM skills s JOIN skill_versions v ON v.skill_id = s.id AND v.version = s.current_version`
 
 func scanSkill(sc interface{ Scan(...any) error }) (Skill, error) {
 	var s Skill
-	var tags, asks string
+	var tags, asks, asksIn string
 	var created, updated int64
 	err := sc.Scan(&s.ID, &s.Name, &s.Description, &s.Category, &tags, &s.Body, &s.Version, &s.Enabled, &s.Retired,
-		&s.Source, &created, &updated, &asks)
+		&s.Source, &created, &updated, &asks, &asksIn)
 	_ = json.Unmarshal([]byte(tags), &s.Tags)
 	if asks != "[]" {
 		_ = json.Unmarshal([]byte(asks), &s.Asks)
+	}
+	if asksIn != "{}" {
+		_ = json.Unmarshal([]byte(asksIn), &s.AsksIn)
 	}
 	s.CreatedAt, s.UpdatedAt = fromMillis(created), fromMillis(updated)
 	return s, err

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -41,15 +42,18 @@ func (db *DB) SearchSkills(ctx context.Context, query string, limit int) ([]Skil
 	var out []SkillHit
 	for rows.Next() {
 		var h SkillHit
-		var tags, asks string
+		var tags, asks, asksIn string
 		var created, updated int64
 		if err := rows.Scan(&h.ID, &h.Name, &h.Description, &h.Category, &tags, &h.Body, &h.Version, &h.Enabled,
-			&h.Retired, &h.Source, &created, &updated, &asks, &h.Score); err != nil {
+			&h.Retired, &h.Source, &created, &updated, &asks, &asksIn, &h.Score); err != nil {
 			return nil, fmt.Errorf("search skills: %w", err)
 		}
 		h.Tags = splitTags(tags)
 		if asks != "[]" {
 			_ = json.Unmarshal([]byte(asks), &h.Asks)
+		}
+		if asksIn != "{}" {
+			_ = json.Unmarshal([]byte(asksIn), &h.AsksIn)
 		}
 		h.CreatedAt, h.UpdatedAt = fromMillis(created), fromMillis(updated)
 		out = append(out, h)
@@ -93,48 +97,55 @@ func FTSQuery(text string) string {
 }
 
 // stopWords are common words that carry no topic: English, and the
-// function words of the other languages people write to their agents in
-// (Spanish, Portuguese, Italian, French, German), so that a request in one
-// of them does not match a skill whose asks are in it by its articles. A
-// word that is also an English or technical one (German "die", "war", "dir",
-// French "pour", "du", Italian "ci", "io", Portuguese "os", "eu") is left
-// out.
+// function words of the other languages requests come in.
 var stopWords = func() map[string]bool {
 	m := map[string]bool{}
-	for _, w := range strings.Fields(foreignStopWords) {
+	for _, w := range strings.Fields(englishStopWords) {
 		m[w] = true
 	}
-	for _, w := range strings.Fields(`a an the and or but if then else of to in on at by for with from into onto
-		is are was were be been being am do does did doing have has had having i me my mine we us our you your
-		he him his she her it its they them their this that these those there here what which who whom whose
-		when where why how all any both each few more most other some such no nor not only own same so than too
-		very can will just should could would may might must shall now also about above after again against
-		before below between down during further once out over under until up while as s t don isn aren wasn
-		weren hasn haven hadn doesn didn won wouldn shan shouldn couldn mustn let lets please thanks thank hi
-		hello hey ok okay yes yeah get got make want need like im ive id youre its`) {
-		m[w] = true
+	for _, l := range functionWords {
+		for _, w := range strings.Fields(l.words) {
+			m[w] = true
+		}
 	}
 	return m
 }()
 
-// foreignStopWords are the function words of Spanish, Portuguese,
-// Italian, French and German (lower case, with their accents).
-const foreignStopWords = `
-	el la los las un una unos unas y de del al en por para con sobre que qué como cómo es está están estoy
-	ser fue muy más pero mi mis tu tus su sus yo tú él ella nosotros ustedes le les lo se me te nos ya hoy este
-	esta esto estos estas ese esa eso hay tengo tiene puedo puedes quiero cuando donde dónde porque también
-	as um uns umas ou do da dos das no na nos nas com sem é são estou foi muito mas meu minha meus minhas seu
-	sua você ele nós eles elas lhe já hoje isto esse essa isso tem tenho posso pode quero quando onde porque
-	também foste
-	il gli di della dei delle nel nella per sono sta sto essere molto più ma mio mia miei tuo tua lui lei noi
-	voi loro ti si già oggi questo questa quello quella ho hai ha posso puoi voglio quando dove perché anche
-	non
-	les une des et au aux dans avec sans sur qui comme est sont suis être très plus mais mon ma mes ton ta tes
-	sa ses je il elle vous ils elles lui leur déjà aujourd hui ce cette ces cet avez peux voudrais quand où
-	aussi ne pas
-	der das den dem des ein eine einer eines einem einen und oder von zu im am an auf für ohne über dass wie ist
-	sind sein sehr mehr aber mein meine dein deine seine ich er sie es wir ihr mich mir dich sich schon
-	heute dieser diese dieses habe hast kann kannst möchte nicht auch noch nur wenn wo warum`
+// englishStopWords are English's function words and the words every
+// request uses.
+const englishStopWords = `a an the and or but if then else of to in on at by for with from into onto
+	is are was were be been being am do does did doing have has had having i me my mine we us our you your
+	he him his she her it its they them their this that these those there here what which who whom whose
+	when where why how all any both each few more most other some such no nor not only own same so than too
+	very can will just should could would may might must shall now also about above after again against
+	before below between down during further once out over under until up while as s t don isn aren wasn
+	weren hasn haven hadn doesn didn won wouldn shan shouldn couldn mustn let lets please thanks thank hi
+	hello hey ok okay yes yeah get got make want need like im ive id youre its`
+
+// functionWords are the function words of Spanish, Portuguese, Italian,
+// French and German (lower case, with their accents), by language code.
+var functionWords = []struct{ lang, words string }{
+	{"es", `
+		el la los las un una unos unas y de del al en por para con sobre que qué como cómo es está están estoy
+		ser fue muy más pero mi mis tu tus su sus yo tú él ella nosotros ustedes le les lo se me te nos ya hoy este
+		esta esto estos estas ese esa eso hay tengo tiene puedo puedes quiero cuando donde dónde porque también`},
+	{"pt", `
+		as um uns umas ou do da dos das no na nos nas com sem é são estou foi muito mas meu minha meus minhas seu
+		sua você ele nós eles elas lhe já hoje isto esse essa isso tem tenho posso pode quero quando onde porque
+		também foste`},
+	{"it", `
+		il gli di della dei delle nel nella per sono sta sto essere molto più ma mio mia miei tuo tua lui lei noi
+		voi loro ti si già oggi questo questa quello quella ho hai ha posso puoi voglio quando dove perché anche
+		non`},
+	{"fr", `
+		les une des et au aux dans avec sans sur qui comme est sont suis être très plus mais mon ma mes ton ta tes
+		sa ses je il elle vous ils elles lui leur déjà aujourd hui ce cette ces cet avez peux voudrais quand où
+		aussi ne pas`},
+	{"de", `
+		der das den dem des ein eine einer eines einem einen und oder von zu im am an auf für ohne über dass wie ist
+		sind sein sehr mehr aber mein meine dein deine seine ich er sie es wir ihr mich mir dich sich schon
+		heute dieser diese dieses habe hast kann kannst möchte nicht auch noch nur wenn wo warum`},
+}
 
 // MetaSkillGeneration is the meta key of the skill generation
 // (SkillGeneration), by which every process tells that the library changed.
@@ -344,3 +355,126 @@ func (db *DB) SkillsStamp(ctx context.Context) (SkillsStamp, error) {
 // IsStopWord reports whether w (lower case) is a common word that carries
 // no topic, as FTSQuery drops them.
 func IsStopWord(w string) bool { return stopWords[w] }
+
+// languageMarkers are, for each language Language tells apart, its
+// commonest short words beyond its function words above: the articles,
+// pronouns and verbs that tell Portuguese from Spanish and Italian from
+// both. They only tell languages apart; they are not stop words.
+var languageMarkers = map[string]string{
+	"es": "el la los las de que en para como qué por con no una es mi me lo hay",
+	"pt": "o os de que em para como não uma é meu eu você faço obrigado está isso",
+	"it": "il lo gli di che in per come non una è mi io ci sono ho della",
+	"fr": "le les de que en pour comme pas un une est je tu à mon ce cette c j qu",
+	"de": "der die das und ist ich nicht es was wie mit zu bitte kann",
+}
+
+// languageWords maps each word to the languages it counts for: English's
+// stop words for "en", and the function words and markers of the others.
+var languageWords = func() map[string][]string {
+	m := map[string][]string{}
+	add := func(lang, words string) {
+		for _, w := range strings.Fields(words) {
+			if !slices.Contains(m[w], lang) {
+				m[w] = append(m[w], lang)
+			}
+		}
+	}
+	add("en", englishStopWords)
+	for _, l := range functionWords {
+		add(l.lang, l.words)
+		add(l.lang, languageMarkers[l.lang])
+	}
+	return m
+}()
+
+// Language says which language text is written in, by counting its
+// function words: "en" for English, a language code for Spanish (es),
+// Portuguese (pt), Italian (it), French (fr) or German (de), or "" when
+// it cannot tell (too few such words, or as many of English's). Another
+// language counts only when it has at least two of its words and more
+// than English has; a tie between two others goes to the one with more
+// words that are only its own. It reads the first 2 KB.
+func Language(text string) string {
+	if len(text) > 2048 {
+		text = text[:2048]
+	}
+	var count, own [6]int // index 0: English, then functionWords in order
+	index := func(lang string) int {
+		if lang == "en" {
+			return 0
+		}
+		for i, l := range functionWords {
+			if l.lang == lang {
+				return i + 1
+			}
+		}
+		return -1
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
+		langs := languageWords[w]
+		for _, l := range langs {
+			i := index(l)
+			count[i]++
+			if len(langs) == 1 {
+				own[i]++
+			}
+		}
+	}
+	best := 1
+	for i := 2; i < len(count); i++ {
+		if count[i] > count[best] || count[i] == count[best] && own[i] > own[best] {
+			best = i
+		}
+	}
+	switch {
+	case count[best] >= 2 && count[best] > count[0]:
+		return functionWords[best-1].lang
+	case count[0] > 0 && count[0] >= count[best]:
+		return "en"
+	}
+	return ""
+}
+
+// MetaLanguagesSeen is the meta key of the requests seen in each language
+// other than English (AddLanguagesSeen): a JSON object from a language's
+// code to a count.
+const MetaLanguagesSeen = "languages_seen"
+
+// AddLanguagesSeen adds counts of requests by language to those stored.
+func (db *DB) AddLanguagesSeen(ctx context.Context, counts map[string]int) error {
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		seen, err := languagesSeen(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for l, n := range counts {
+			if validLang(l) && n > 0 {
+				seen[l] += n
+			}
+		}
+		b, _ := json.Marshal(seen)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES(?, ?)
+			ON CONFLICT(key) DO UPDATE SET value = excluded.value`, MetaLanguagesSeen, string(b)); err != nil {
+			return fmt.Errorf("write %s: %w", MetaLanguagesSeen, err)
+		}
+		return nil
+	})
+}
+
+// LanguagesSeen returns how many requests were seen in each language
+// other than English (AddLanguagesSeen).
+func (db *DB) LanguagesSeen(ctx context.Context) (map[string]int, error) {
+	return languagesSeen(ctx, db.sql)
+}
+
+func languagesSeen(ctx context.Context, q queryRower) (map[string]int, error) {
+	v, err := metaValue(ctx, q, MetaLanguagesSeen)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]int{}
+	if v != "" {
+		_ = json.Unmarshal([]byte(v), &seen)
+	}
+	return seen, nil
+}
