@@ -5,6 +5,7 @@ import (
 
 	"github.com/metaclaw/metaclaw/app/learner/redact"
 	"github.com/metaclaw/metaclaw/proxy/learning"
+	"github.com/metaclaw/metaclaw/store"
 )
 
 // Message is one message of a conversation, reduced to role and text: the
@@ -111,6 +112,11 @@ func cut(s string) string {
 	}
 	return s
 }
+
+// Language is the language the person's instruction is written in:
+// "en", the code of another language store.Language tells apart, or ""
+// when it cannot tell.
+func (r Request) Language() string { return store.Language(r.Instruction) }
 
 // Empty reports whether the person said nothing to retrieve on.
 func (r Request) Empty() bool { return r.Instruction == "" && r.Paste == "" }

@@ -111,7 +111,7 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 		c.NameTerms = bits.OnesCount64(mf[fieldName])
 		c.BestAsk = h.BestPassage
 		own := mf[fieldName] | mf[fieldDescription] | mf[fieldTags] | mf[fieldBody]
-		for m := mf[fieldAsks] &^ own; m != 0; m &= m - 1 {
+		for m := (mf[fieldAsks] | mf[fieldAsksIn]) &^ own; m != 0; m &= m - 1 {
 			c.ViaAsks = append(c.ViaAsks, q.Terms[bits.TrailingZeros64(m)].Word)
 		}
 		cands = append(cands, c)

@@ -140,3 +140,97 @@ func TestAskEvidence(t *testing.T) {
 		}
 	}
 }
+
+// TestAsksInOtherLanguages: a request in German finds a skill through its
+// German asks, and says so; without them it does not, and an English
+// request is not matched through them. Requests through the proxy that
+// end with the person's words count towards the languages seen; a tool
+// loop's next step and English ones do not.
+func TestAsksInOtherLanguages(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	ctx := context.Background()
+	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
+		t.Fatal(err)
+	}
+	sk, _, err := db.PutSkill(ctx, store.SkillInput{Name: "tls-certificate-renewal", Description: "Renew an expiring TLS certificate.",
+		Category: "devops", Tags: []string{"tls", "certbot"}, Body: "Check the expiry with openssl, run certbot renew, reload the server."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRetriever(db, OptionsFrom(config.Defaults().Skills), nil)
+	t.Cleanup(r.Close)
+	german := []learning.Message{{Role: "user", Text: "Seit heute Morgen sagt der Browser, dass die Verbindung zu meinem Shop nicht sicher ist"}}
+	english := []learning.Message{{Role: "user", Text: "seit is a word I keep seeing in the shop's verbindung logs"}}
+	selectFor := func(msgs []learning.Message) (Selection, *Candidate) {
+		t.Helper()
+		if err := r.Refresh(ctx); err != nil {
+			t.Fatal(err)
+		}
+		sel, err := r.Select(ctx, msgs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range sel.Considered {
+			if c.Skill.Name == sk.Name {
+				return sel, &sel.Considered[i]
+			}
+		}
+		return sel, nil
+	}
+	if sel, c := selectFor(german); c != nil || sel.Language != "de" {
+		t.Fatalf("found without asks in German (%+v), or not read as German (%q): the test proves nothing", c, sel.Language)
+	}
+	if err := db.SetSkillAsksIn(ctx, sk.Name, sk.Version, "de", []string{"der Browser sagt, die Verbindung ist nicht sicher",
+		"Zertifikat abgelaufen, was tun?", "seit heute Morgen Sicherheitswarnung im Shop"}); err != nil {
+		t.Fatal(err)
+	}
+	sel, c := selectFor(german)
+	if c == nil || !slices.ContainsFunc(sel.Skills, func(s store.Skill) bool { return s.Name == sk.Name }) {
+		t.Fatalf("not injected through its German asks: %+v", sel.Considered)
+	}
+	if !slices.Contains(c.ViaAsks, "verbindung") || c.BestAsk < 2 {
+		t.Errorf("the candidate does not say its words came through its asks: via %q, best ask %d", c.ViaAsks, c.BestAsk)
+	}
+	if sel, c := selectFor(english); sel.Language != "en" || c != nil {
+		t.Errorf("an English request matched the German asks: language %q, %+v", sel.Language, c)
+	}
+
+	// Through the proxy: three German requests and an English one, a tool
+	// loop's step in between.
+	for _, msgs := range [][]learning.Message{german, english,
+		{{Role: "user", Text: "Wie erneuere ich das Zertifikat mit certbot?"}},
+		{{Role: "user", Text: "Wie erneuere ich das Zertifikat mit certbot?"}, {Role: "assistant", Text: "Ich schaue nach."}, {Role: "tool", Text: "certbot 2.1"}},
+		{{Role: "user", Text: "Und wie lade ich nginx danach neu, ohne dass der Shop ausfällt?"}},
+	} {
+		if _, err := r.Inject(ctx, learning.InjectRequest{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.Close() // stores the counts
+	if seen, err := db.LanguagesSeen(ctx); err != nil || len(seen) != 1 || seen["de"] != 3 {
+		t.Errorf("languages seen = %v, %v; want de 3", seen, err)
+	}
+}
+
+func TestAsksInLines(t *testing.T) {
+	t.Parallel()
+	five := func(l string) []string {
+		return []string{l + "1", l + "2", l + "3", l + "4", l + "5"}
+	}
+	if got := AsksInLines(nil); got != nil {
+		t.Errorf("none: %q", got)
+	}
+	if got := AsksInLines(map[string][]string{"es": five("es"), "de": five("de")}); !slices.Equal(got, append(five("de"), five("es")...)) {
+		t.Errorf("two languages: %q", got)
+	}
+	// Five languages share the 16 lines the index tells apart: 3 each.
+	in := map[string][]string{}
+	for _, l := range []string{"pt", "it", "fr", "es", "de"} {
+		in[l] = five(l)
+	}
+	got := AsksInLines(in)
+	if len(got) != 15 || got[0] != "de1" || got[3] != "es1" || got[14] != "pt3" {
+		t.Errorf("five languages: %q", got)
+	}
+}

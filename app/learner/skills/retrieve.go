@@ -62,6 +62,9 @@ type Selection struct {
 	// Mode is how the skills were ranked: the configured mode, or keyword
 	// when the request's embedding did not come in time.
 	Mode string
+	// Language is the request's language (retrieval.Request.Language):
+	// the skills' asks in it were searched unless it is "en" or "".
+	Language string
 }
 
 // Retriever selects skills for turns. It is safe for concurrent use.
@@ -70,6 +73,9 @@ type Retriever struct {
 	opts Options
 	emb  Embedder // nil: keyword only
 	lib  *libraryState
+	// langs counts the requests in each language other than English,
+	// whose asks the learner has written (store.LanguagesSeen).
+	langs *languageTally
 
 	noRecall bool // benchmarks of the search itself: never answer from recent
 }
@@ -92,14 +98,17 @@ func NewRetriever(db *store.DB, opts Options, emb Embedder) *Retriever {
 	if emb == nil {
 		opts.Mode = ModeKeyword
 	}
-	r := &Retriever{db: db, opts: opts, emb: emb}
+	r := &Retriever{db: db, opts: opts, emb: emb, langs: newLanguageTally(db)}
 	r.lib = newLibraryState(db, emb != nil && opts.Mode != ModeKeyword, !opts.NoEfficacy, emb)
 	r.lib.refresh()
 	return r
 }
 
 // Close stops the retriever's background work and waits for it.
-func (r *Retriever) Close() { r.lib.close() }
+func (r *Retriever) Close() {
+	r.lib.close()
+	r.langs.close()
+}
 
 // Select picks the skills for a conversation's latest request (see
 // retrieval.Read): the ranked candidates that show enough evidence of
@@ -129,6 +138,9 @@ func (r *Retriever) Select(ctx context.Context, msgs []Message) (Selection, erro
 		return got, nil
 	}
 	q := req.Query(nil)
+	sel.Language = req.Language()
+	// Asks in other languages are for requests in one of them.
+	q.Optional = sel.Language != "en" && sel.Language != ""
 	cands, whole := r.rank(ctx, lib, req, q)
 	if req.Closing() {
 		for i := range cands {

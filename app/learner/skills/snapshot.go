@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,14 +29,17 @@ const (
 // description say when a skill applies, tags name its subject, the body
 // is its instructions (many words, few of them about when to use it),
 // the asks are requests it is the right help for, in the words people
-// use (evolve.WriteAsks). Their weights are tuned on the development
-// sets; tests may change them before making a Retriever.
+// use (evolve.WriteAsks), and the asks in other languages are those in
+// the languages the person writes in besides English, searched only for a
+// request in one of them (evolve.WriteAsksIn). Their weights are tuned on
+// the development sets; tests may change them before making a Retriever.
 var IndexFields = []retrieval.Field{
 	{Name: "name", Weight: 3, B: 0.5, Head: true},
 	{Name: "description", Weight: 2, B: 0.75, Head: true},
 	{Name: "tags", Weight: 2, B: 0.5, Head: true},
 	{Name: "body", Weight: 0.4, B: 0.75},
 	{Name: "asks", Weight: 1, B: 0.75, Head: true, Passages: true},
+	{Name: "asks in other languages", Weight: 1, B: 0.75, Head: true, Passages: true, Optional: true},
 }
 
 // The positions of IndexFields (and of skillTexts' texts).
@@ -45,11 +49,34 @@ const (
 	fieldTags
 	fieldBody
 	fieldAsks
+	fieldAsksIn
 )
 
 func skillTexts(s store.Skill) []string {
 	return []string{strings.ReplaceAll(s.Name, "-", " "), s.Description, strings.Join(s.Tags, " "), s.Body,
-		strings.Join(s.Asks, "\n")}
+		strings.Join(s.Asks, "\n"), strings.Join(AsksInLines(s.AsksIn), "\n")}
+}
+
+// AsksInLines are the asks in other languages as the index holds them:
+// the languages in order of their codes, each with as many of its asks as
+// leaves every language a line the index tells apart
+// (retrieval.MaxPassages lines in all).
+func AsksInLines(in map[string][]string) []string {
+	if len(in) == 0 {
+		return nil
+	}
+	langs := make([]string, 0, len(in))
+	for l := range in {
+		langs = append(langs, l)
+	}
+	slices.Sort(langs)
+	per := max(retrieval.MaxPassages/len(langs), 1)
+	var out []string
+	for _, l := range langs {
+		asks := in[l]
+		out = append(out, asks[:min(per, len(asks))]...)
+	}
+	return out
 }
 
 // library is a snapshot of the enabled skills: the index (shared by
