@@ -3,9 +3,12 @@ package learner
 import (
 	"context"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/evolve"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // How the learner has skills' asks written (evolve.WriteAsks): when it
@@ -20,6 +23,10 @@ const (
 	asksTries    = 3
 	asksSettle   = 3 * time.Second // Options.AsksSettle's default
 	asksDayShare = 5               // asks take at most 1/asksDayShare of the daily calls
+	// askLanguageRequests is how many requests in a language the person
+	// must have sent (store.LanguagesSeen) before skills.ask_languages
+	// auto has asks written in it.
+	askLanguageRequests = 3
 )
 
 // asksState is what the asks worker keeps between runs.
@@ -98,17 +105,59 @@ func (l *Learner) writeAsks(ctx context.Context, st *asksState) bool {
 	}
 	key := func(sk store.Skill) string { return sk.Name + "@" + strconv.Itoa(sk.Version) }
 	res, err := ev.WriteAsks(ctx, limit, func(sk store.Skill) bool { return st.failed[key(sk)] >= asksTries })
+	more := l.asksRun(ctx, st, "", res, err)
+	if err != nil || res.Left > len(res.Failed) {
+		return more
+	}
+	langs := l.askLanguages(ctx, cfg.Skills.AskLanguages)
+	if limit -= res.Written + len(res.Failed); len(langs) == 0 || limit <= 0 {
+		return more
+	}
+	in := "#" + strings.Join(langs, ",")
+	res, err = ev.WriteAsksIn(ctx, langs, limit, func(sk store.Skill) bool { return st.failed[key(sk)+in] >= asksTries })
+	return l.asksRun(ctx, st, in, res, err) || more
+}
+
+// asksRun counts and logs one WriteAsks or WriteAsksIn run (in: "" or
+// "#" and its languages) and reports whether skills are left that the next
+// run should take at once.
+func (l *Learner) asksRun(ctx context.Context, st *asksState, in string, res evolve.AsksResult, err error) bool {
+	what := "skills' asks"
+	if in != "" {
+		what = "skills' asks in " + in[1:]
+	}
 	st.calls += res.Written + len(res.Failed)
 	for _, f := range res.Failed {
-		st.failed[f.Name+"@"+strconv.Itoa(f.Version)]++
-		l.log.Debug("learner: no asks from the model's answer", "skill", f.Name, "why", f.Why)
+		st.failed[f.Name+"@"+strconv.Itoa(f.Version)+in]++
+		l.log.Debug("learner: no "+what+" from the model's answer", "skill", f.Name, "why", f.Why)
 	}
 	switch {
 	case err != nil && ctx.Err() == nil:
-		l.log.Warn("learner: writing skills' asks stopped", "written", res.Written, "left", res.Left, "error", err)
+		l.log.Warn("learner: writing "+what+" stopped", "written", res.Written, "left", res.Left, "error", err)
 		return false
 	case res.Written > 0 || len(res.Failed) > 0:
-		l.log.Info("learner: skills' asks written", "written", res.Written, "failed", len(res.Failed), "left", res.Left)
+		l.log.Info("learner: "+what+" written", "written", res.Written, "failed", len(res.Failed), "left", res.Left)
 	}
 	return err == nil && res.Written > 0 && res.Left > len(res.Failed)
+}
+
+// askLanguages are the languages to write skills' asks in besides
+// English (skills.ask_languages): the configured ones, or with auto those
+// the person has sent askLanguageRequests requests in.
+func (l *Learner) askLanguages(ctx context.Context, setting string) []string {
+	langs, auto, err := config.ParseAskLanguages(setting)
+	if err != nil || !auto {
+		return langs
+	}
+	seen, err := l.db.LanguagesSeen(ctx)
+	if err != nil {
+		l.log.Warn("learner: read the requests' languages", "error", err)
+		return nil
+	}
+	for _, lang := range config.AskLanguages {
+		if seen[lang] >= askLanguageRequests {
+			langs = append(langs, lang)
+		}
+	}
+	return langs
 }

@@ -122,3 +122,48 @@ func TestWriteAsksNow(t *testing.T) {
 		t.Errorf("%d asks calls for three skills", n)
 	}
 }
+
+// TestLearnerWritesAsksInLanguages: once a skill has its asks, the
+// learner has those in the person's other languages written: with auto,
+// each language the person sent 3 requests in; or the configured ones;
+// with none, no language.
+func TestLearnerWritesAsksInLanguages(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		setting string
+		want    []string // languages written
+	}{{"auto", []string{"de"}}, {"es", []string{"es"}}, {"none", nil}} {
+		t.Run(tc.setting, func(t *testing.T) {
+			t.Parallel()
+			h := asksHarness(t, func(c *config.Config, o *learner.Options) { c.Skills.AskLanguages = tc.setting })
+			// German three times, Spanish twice: auto writes German only.
+			if err := h.db.AddLanguagesSeen(ctx, map[string]int{"de": 3, "es": 2}); err != nil {
+				t.Fatal(err)
+			}
+			h.serve(t)
+			putSkills(t, h.db, "fix-ci")
+			testutil.Eventually(t, "the skill's asks", func() bool {
+				sk, _ := h.db.Skill(ctx, "fix-ci")
+				return len(sk.Asks) == 3
+			})
+			if tc.want != nil {
+				testutil.Eventually(t, "the skill's asks in "+tc.want[0], func() bool {
+					sk, _ := h.db.Skill(ctx, "fix-ci")
+					return len(sk.AsksIn[tc.want[0]]) == 3
+				})
+			} else {
+				time.Sleep(quiet)
+			}
+			h.stop()
+			h.stop = nil
+			sk, _ := h.db.Skill(ctx, "fix-ci")
+			if len(sk.AsksIn) != len(tc.want) {
+				t.Errorf("asks in %v, want the languages %v", sk.AsksIn, tc.want)
+			}
+			if n, want := h.brain.asksInCalls.Load(), int64(min(len(tc.want), 1)); n != want {
+				t.Errorf("%d calls for asks in other languages, want %d", n, want)
+			}
+		})
+	}
+}

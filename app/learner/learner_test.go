@@ -30,6 +30,7 @@ type brain struct {
 	evolveCalls atomic.Int64
 	evolverOps  atomic.Value // string: the "operations" JSON array
 	asksCalls   atomic.Int64
+	asksInCalls atomic.Int64
 }
 
 func (b *brain) reply(r *http.Request, body []byte) fakeupstream.Reply {
@@ -38,6 +39,9 @@ func (b *brain) reply(r *http.Request, body []byte) fakeupstream.Reply {
 	case strings.Contains(p.System, "process reward model"):
 		b.judgeCalls.Add(1)
 		return fakeupstream.TextReply(`{"score": ` + itoa(b.judgeScore.Load()) + `, "reason": "as scripted"}`)
+	case strings.Contains(p.System, "example requests") && strings.Contains(p.User, "For each of these languages"):
+		b.asksInCalls.Add(1)
+		return fakeupstream.TextReply(`{"de": ["mein Build ist rot", "CI schlägt seit heute fehl", "warum bricht der Build ab"], "es": ["mi build está en rojo", "CI falla desde hoy", "por qué falla el build"]}`)
 	case strings.Contains(p.System, "example requests"):
 		b.asksCalls.Add(1)
 		return fakeupstream.TextReply(`{"asks": ["my build is red", "CI fails since this morning", "el build falla"]}`)

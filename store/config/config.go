@@ -126,6 +126,7 @@ type Skills struct {
 	EmbeddingModel   string `key:"embedding_model" default:"text-embedding-3-small" doc:"embedding model"`
 	GeneralTopK      int    `key:"general_top_k" default:"2" min:"0" max:"20" doc:"most general-habit skills injected per turn (they count against max_tokens)"`
 	WriteAsks        bool   `key:"write_asks" default:"true" doc:"have the evolver's model write, for each skill without them, example requests it fits (its asks), which retrieval searches; false = only the asks of SKILL.md files"`
+	AskLanguages     string `key:"ask_languages" default:"auto" check:"languages" doc:"languages besides English to write skills' asks in, searched for requests in them: auto = each one the person has written 3 requests in; none; or codes such as de,es (de es fr it pt)"`
 }
 
 // Memory configures long-term memory.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -90,6 +91,10 @@ func TestNormalize(t *testing.T) {
 		{"origins empty", "proxy.allowed_origins", "", "", ""},
 		{"origin with a path", "proxy.allowed_origins", "http://localhost:5173/", "", "is not an origin"},
 		{"origin without a scheme", "proxy.allowed_origins", "localhost:5173", "", "is not an origin"},
+		{"ask languages auto", "skills.ask_languages", "auto", "auto", ""},
+		{"ask languages listed", "skills.ask_languages", "de, es", "de, es", ""},
+		{"ask languages none", "skills.ask_languages", "none", "none", ""},
+		{"ask language unknown", "skills.ask_languages", "de,klingon", "", `"klingon" is not one of de, es, fr, it, pt`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -292,5 +297,30 @@ func TestPromptLimitAndAgentWindow(t *testing.T) {
 				t.Errorf("AgentWindow = %d, %d; want %d, %d", w, l, tt.wantWindow, tt.agentL)
 			}
 		})
+	}
+}
+
+func TestParseAskLanguages(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		in   string
+		want []string
+		auto bool
+		err  bool
+	}{
+		{"auto", nil, true, false},
+		{" AUTO ", nil, true, false},
+		{"none", nil, false, false},
+		{"", nil, false, false},
+		{"de,es", []string{"de", "es"}, false, false},
+		{"pt it pt", []string{"pt", "it"}, false, false},
+		{"en", nil, false, true},
+		{"german", nil, false, true},
+	}
+	for _, tt := range tests {
+		got, auto, err := ParseAskLanguages(tt.in)
+		if !slices.Equal(got, tt.want) || auto != tt.auto || (err != nil) != tt.err {
+			t.Errorf("ParseAskLanguages(%q) = %q, %v, %v", tt.in, got, auto, err)
+		}
 	}
 }

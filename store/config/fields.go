@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/url"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -164,6 +165,8 @@ func (f Field) Allowed() string {
 		return "an IP address or host name"
 	case f.Check == "origins":
 		return "origins such as http://localhost:5173, separated by commas, or empty"
+	case f.Check == "languages":
+		return "auto, none, or language codes among " + strings.Join(AskLanguages, ", ") + " separated by commas"
 	case f.Kind == Bool:
 		return "true or false"
 	case f.Kind == Int || f.Kind == Float:
@@ -281,6 +284,9 @@ func checkString(check, v string) error {
 		}
 	case "origins":
 		return checkOrigins(v)
+	case "languages":
+		_, _, err := ParseAskLanguages(v)
+		return err
 	case "host":
 		if v == "" {
 			return fmt.Errorf("host must not be empty")
@@ -290,6 +296,50 @@ func checkString(check, v string) error {
 		}
 	}
 	return nil
+}
+
+// AskLanguages are the languages skills' asks can be written in besides
+// English: those whose requests store.Language recognises.
+var AskLanguages = []string{"de", "es", "fr", "it", "pt"}
+
+// LanguageName is the English name of a language of AskLanguages ("de":
+// "German"), or the code itself for another.
+func LanguageName(code string) string {
+	switch code {
+	case "de":
+		return "German"
+	case "es":
+		return "Spanish"
+	case "fr":
+		return "French"
+	case "it":
+		return "Italian"
+	case "pt":
+		return "Portuguese"
+	}
+	return code
+}
+
+// ParseAskLanguages reads skills.ask_languages: "auto" (auto: the
+// languages the person writes in), "none" or "" (no language), or codes
+// of AskLanguages separated by commas or spaces (langs).
+func ParseAskLanguages(v string) (langs []string, auto bool, err error) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	switch v {
+	case "auto":
+		return nil, true, nil
+	case "", "none":
+		return nil, false, nil
+	}
+	for _, l := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+		if !slices.Contains(AskLanguages, l) {
+			return nil, false, fmt.Errorf("%q is not one of %s", l, strings.Join(AskLanguages, ", "))
+		}
+		if !slices.Contains(langs, l) {
+			langs = append(langs, l)
+		}
+	}
+	return langs, false, nil
 }
 
 // checkOrigins accepts a comma-separated list of web origins, each a

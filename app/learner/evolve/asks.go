@@ -11,6 +11,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/redact"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 // Asks are requests a skill is the right help for, in the words people
@@ -35,7 +36,34 @@ Skill:
 `
 	// minAsks is the fewest asks an answer must give to be kept.
 	minAsks = 3
+
+	// asksInPrompt is the user message for asks in other languages: the
+	// languages (asksInLanguages), then the form of the answer
+	// (asksInForm), then the skill's SKILL.md.
+	asksInPrompt = `An AI agent has a library of skills and must pick the ones that fit each request it gets. The person who uses it often writes in these languages: %s. Below is one skill from that library. For each of these languages, write 5 requests for which this skill is the right help, the way people who speak that language really send them to an agent:
+- most describe the situation in the person's own words — a symptom, an error message, a goal, a complaint — without the skill's name and often without its technical terms;
+- some are direct asks; mix short and long, casual and precise;
+- keep commands, code, file names and product names as they are;
+- no two alike; each on its own, at most 30 words.
+Answer with JSON only, in this form: %s
+
+Skill:
+`
 )
+
+// AsksInPrompt is the user message the model is shown for sk's asks in
+// langs (codes of config.AskLanguages), redacted.
+func AsksInPrompt(sk store.Skill, langs []string) string {
+	sk.Asks, sk.AsksIn = nil, nil
+	names := make([]string, len(langs))
+	form := make([]string, len(langs))
+	for i, l := range langs {
+		names[i] = fmt.Sprintf("%s (%s)", config.LanguageName(l), l)
+		form[i] = fmt.Sprintf("%q: [\"...\", \"...\"]", l)
+	}
+	return fmt.Sprintf(asksInPrompt, strings.Join(names, ", "), "{"+strings.Join(form, ", ")+"}") +
+		redact.Redact(string(skills.Format(sk)))
+}
 
 // AsksPrompt is the user message the model is shown for sk, redacted as
 // everything the evolver sends.
@@ -57,6 +85,54 @@ type AsksResult struct {
 // error that is not one skill's (the context ending, the model's daily
 // budget, the database).
 func (e *Evolver) WriteAsks(ctx context.Context, limit int, skip func(store.Skill) bool) (AsksResult, error) {
+	return e.writeEach(ctx, limit, skip, func(sk store.Skill) bool { return len(sk.Asks) == 0 },
+		func(ctx context.Context, sk store.Skill) (func() error, error) {
+			asks, err := e.asksFor(ctx, sk)
+			return func() error { return e.db.SetSkillAsks(ctx, sk.Name, sk.Version, asks) }, err
+		})
+}
+
+// WriteAsksIn has the model write, for enabled skills whose current
+// version lacks asks in one of langs (language codes, AskLanguages), the
+// asks in those languages: one call a skill for all it lacks, at most
+// limit skills (0: all), as WriteAsks does.
+//
+// The asks are searched only for requests in one of those languages
+// (store.Language), and the index tells apart retrieval.MaxPassages of a
+// skill's lines in them (skills.AsksInLines): five asks a language up to
+// three languages, fewer beyond.
+func (e *Evolver) WriteAsksIn(ctx context.Context, langs []string, limit int, skip func(store.Skill) bool) (AsksResult, error) {
+	missing := func(sk store.Skill) []string {
+		var out []string
+		for _, l := range langs {
+			if len(sk.AsksIn[l]) == 0 {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	return e.writeEach(ctx, limit, skip, func(sk store.Skill) bool { return len(missing(sk)) > 0 },
+		func(ctx context.Context, sk store.Skill) (func() error, error) {
+			want := missing(sk)
+			got, err := e.asksInFor(ctx, sk, want)
+			return func() error {
+				for _, l := range want {
+					if err := e.db.SetSkillAsksIn(ctx, sk.Name, sk.Version, l, got[l]); err != nil {
+						return err
+					}
+				}
+				return nil
+			}, err
+		})
+}
+
+// writeEach runs ask on every enabled skill that needs it and skip
+// spares, at most limit of them (0: all), and then the save it returns.
+// An answerError from ask is that skill's failure and any other error
+// ends the run; from save, store.ErrNotFound is a skill that changed
+// meanwhile and any other error ends the run.
+func (e *Evolver) writeEach(ctx context.Context, limit int, skip, needs func(store.Skill) bool,
+	ask func(context.Context, store.Skill) (save func() error, err error)) (AsksResult, error) {
 	var res AsksResult
 	all, err := e.db.Skills(ctx, false)
 	if err != nil {
@@ -64,7 +140,7 @@ func (e *Evolver) WriteAsks(ctx context.Context, limit int, skip func(store.Skil
 	}
 	var todo []store.Skill
 	for _, sk := range all {
-		if len(sk.Asks) == 0 && (skip == nil || !skip(sk)) {
+		if needs(sk) && (skip == nil || !skip(sk)) {
 			todo = append(todo, sk)
 		}
 	}
@@ -73,10 +149,10 @@ func (e *Evolver) WriteAsks(ctx context.Context, limit int, skip func(store.Skil
 			res.Left = len(todo) - i
 			break
 		}
-		asks, err := e.asksFor(ctx, sk)
+		save, err := ask(ctx, sk)
 		switch {
 		case err == nil:
-			err = e.db.SetSkillAsks(ctx, sk.Name, sk.Version, asks)
+			err = save()
 			if errors.Is(err, store.ErrNotFound) {
 				continue // changed meanwhile: the next run writes the new version's
 			}
@@ -121,6 +197,45 @@ func (e *Evolver) asksFor(ctx context.Context, sk store.Skill) ([]string, error)
 		return nil, err
 	}
 	return ParseAsks(answer)
+}
+
+// asksInFor asks the model for one skill's asks in langs.
+func (e *Evolver) asksInFor(ctx context.Context, sk store.Skill, langs []string) (map[string][]string, error) {
+	callCtx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+	answer, err := e.client.Complete(callCtx, asksSystem, AsksInPrompt(sk, langs),
+		llm.Options{Temperature: 0.7, MaxTokens: 600 + 400*len(langs), JSON: true})
+	if err != nil {
+		return nil, err
+	}
+	return ParseAsksIn(answer, langs)
+}
+
+// ParseAsksIn reads a model's answer for asks in langs: {"de": [...],
+// "es": [...]}, possibly inside a code fence or after some words. A
+// language with fewer than three asks, or not asked for, is left out;
+// an answer that leaves out every language is an error.
+func ParseAsksIn(answer string, langs []string) (map[string][]string, error) {
+	s := strings.TrimSpace(answer)
+	if i := strings.IndexByte(s, '{'); i >= 0 {
+		if j := strings.LastIndexByte(s, '}'); j > i {
+			s = s[i : j+1]
+		}
+	}
+	var raw map[string][]string
+	if err := json.Unmarshal([]byte(s), &raw); err != nil {
+		return nil, &answerError{"the answer is not {\"<language>\": [...]}: " + shorten(answer, 120)}
+	}
+	out := map[string][]string{}
+	for _, l := range langs {
+		if asks := skills.NormAsks(raw[l]); len(asks) >= minAsks {
+			out[l] = asks
+		}
+	}
+	if len(out) == 0 {
+		return nil, &answerError{fmt.Sprintf("the answer gives at least %d asks in none of %s", minAsks, strings.Join(langs, ", "))}
+	}
+	return out, nil
 }
 
 // ParseAsks reads a model's answer: {"asks": [...]}, possibly inside a

@@ -102,3 +102,84 @@ func TestAsksPromptIsRedacted(t *testing.T) {
 		t.Errorf("prompt:\n%s", p)
 	}
 }
+
+func TestParseAsksIn(t *testing.T) {
+	t.Parallel()
+	langs := []string{"de", "es"}
+	tests := []struct {
+		answer string
+		want   map[string]int // asks kept by language
+		err    string
+	}{
+		{`{"de": ["a b", "c d", "e f"], "es": ["g h", "i j", "k l", "m n"]}`, map[string]int{"de": 3, "es": 4}, ""},
+		{"```json\n{\"de\": [\"a b\", \"c d\", \"e f\"], \"es\": [\"g h\"], \"fr\": [\"x y\", \"z w\", \"u v\"]}\n```", map[string]int{"de": 3}, ""},
+		{`{"de": ["a b"], "es": []}`, nil, "in none of de, es"},
+		{`{"asks": ["a b", "c d", "e f"]}`, nil, "in none of"},
+		{`{"de": "a b"}`, nil, "not {"},
+		{`Lo siento.`, nil, "not {"},
+	}
+	for _, tt := range tests {
+		got, err := evolve.ParseAsksIn(tt.answer, langs)
+		n := map[string]int{}
+		for l, a := range got {
+			n[l] = len(a)
+		}
+		if len(n) != len(tt.want) || tt.err == "" && err != nil || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("ParseAsksIn(%q) = %v, %v; want %v, error %q", tt.answer, n, err, tt.want, tt.err)
+			continue
+		}
+		for l, c := range tt.want {
+			if n[l] != c {
+				t.Errorf("ParseAsksIn(%q): %d asks in %s, want %d", tt.answer, n[l], l, c)
+			}
+		}
+	}
+}
+
+// TestWriteAsksIn: for each enabled skill that lacks asks in one of the
+// languages, one call asks for all it lacks, naming them and the
+// answer's form; what comes back is stored by language, a language
+// already there is not asked for again, and a useless answer fails that
+// skill alone.
+func TestWriteAsksIn(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := context.Background()
+	f.up.SetRecording(true)
+	if err := f.db.SetSkillAsksIn(ctx, "old-habit", 1, "de", []string{"Commit-Nachricht bitte", "wie schreibe ich das", "noch eine"}); err != nil {
+		t.Fatal(err)
+	}
+	// Skills in name order: debug-failing-test lacks both, old-habit
+	// only Spanish.
+	f.up.Enqueue(fakeupstream.TextReply(`{"de": ["mein Test schlägt fehl", "pytest sagt 1 failed", "warum ist CI rot"], "es": ["mi test falla", "pytest dice 1 failed", "por qué falla en CI"]}`))
+	f.up.Enqueue(fakeupstream.TextReply(`No puedo.`))
+	res, err := f.ev.WriteAsksIn(ctx, []string{"de", "es"}, 0, nil)
+	if err != nil || res.Written != 1 || len(res.Failed) != 1 || res.Failed[0].Name != "old-habit" {
+		t.Fatalf("WriteAsksIn = %+v, %v", res, err)
+	}
+	sk, _ := f.db.Skill(ctx, "debug-failing-test")
+	if !slices.Equal(sk.AsksIn["de"], []string{"mein Test schlägt fehl", "pytest sagt 1 failed", "warum ist CI rot"}) || len(sk.AsksIn["es"]) != 3 {
+		t.Errorf("asks in = %q", sk.AsksIn)
+	}
+	reqs := f.up.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model calls, want 2", len(reqs))
+	}
+	first, second := learntest.PromptOf(reqs[0].Body), learntest.PromptOf(reqs[1].Body)
+	if !strings.Contains(first.User, "German (de), Spanish (es)") || !strings.Contains(first.User, `{"de": ["...", "..."], "es": ["...", "..."]}`) ||
+		!strings.Contains(first.User, "name: debug-failing-test") {
+		t.Errorf("the first prompt does not name the languages, the answer's form and the skill:\n%s", first.User)
+	}
+	if strings.Contains(second.User, "German") || !strings.Contains(second.User, "Spanish (es)") {
+		t.Errorf("old-habit has German asks; the second prompt should ask for Spanish only:\n%s", second.User)
+	}
+	if sk, _ := f.db.Skill(ctx, "old-habit"); len(sk.AsksIn["de"]) != 3 || len(sk.AsksIn["es"]) != 0 {
+		t.Errorf("old-habit's asks in = %q", sk.AsksIn)
+	}
+
+	// Every language there: nothing to ask.
+	res, err = f.ev.WriteAsksIn(ctx, []string{"de"}, 0, nil)
+	if err != nil || res.Written != 0 || len(f.up.Requests()) != 2 {
+		t.Errorf("nothing lacking: %+v, %v, %d calls", res, err, len(f.up.Requests()))
+	}
+}
