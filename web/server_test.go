@@ -354,6 +354,16 @@ func TestSkillFormsThroughHTTP(t *testing.T) {
 		!strings.Contains(p.body, "&lt;b&gt;pyenv&lt;/b&gt; says") {
 		t.Errorf("the skill's asks are not shown (escaped): %.300s", p.body)
 	}
+	if p := e.get(t, c, "/skills/pin-python"); strings.Contains(p.body, "In other languages") {
+		t.Errorf("a skill without asks in other languages shows the section: %.300s", p.body)
+	}
+	if err := e.db.SetSkillAsksIn(ctx, "pin-python", sk.Version, "de", []string{"welches Python will dieses Repo?", "pyenv sagt <i>nicht installiert</i>", "Python-Version?"}); err != nil {
+		t.Fatal(err)
+	}
+	if p := e.get(t, c, "/skills/pin-python"); !strings.Contains(p.body, `data-testid="skill-asks-de" lang="de"`) ||
+		!strings.Contains(p.body, "<h4>German</h4>") || !strings.Contains(p.body, "pyenv sagt &lt;i&gt;nicht installiert&lt;/i&gt;") {
+		t.Errorf("the skill's asks in German are not shown (escaped): %s", p.body)
+	}
 	empty := url.Values{"name": {"Bad Name"}, "description": {"x"}, "body": {"y"}}
 	if p := e.post(t, c, "/skills", empty); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `data-testid="error-name"`) {
 		t.Errorf("bad name: status %d", p.status)

@@ -13,9 +13,23 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 func skillURL(name string) string { return "/skills/" + url.PathEscape(name) }
+
+// sortedLanguages are the languages of a skill's asks in other languages,
+// in order of their codes.
+func sortedLanguages(in map[string][]string) []string {
+	out := make([]string, 0, len(in))
+	for l := range in {
+		out = append(out, l)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func languageName(code string) string { return config.LanguageName(code) }
 
 // skillListData is the skills page: the skills shown, the categories to
 // filter by, and each skill's efficacy.
