@@ -14,6 +14,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner"
 	"github.com/metaclaw/metaclaw/app/learner/evalsets"
 	"github.com/metaclaw/metaclaw/app/learner/memory"
+	"github.com/metaclaw/metaclaw/app/learner/retrieval"
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/proxy"
 	"github.com/metaclaw/metaclaw/proxy/learning"
@@ -83,7 +84,7 @@ func evalSkillsWith(t *testing.T, set *evalsets.Set, opts skills.Options, newEmb
 	if err := inj.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var all, clean, noisy skillTally
+	var all, clean, noisy, other skillTally
 	for _, turn := range set.Turns {
 		conv, err := proxy.Conversation(turn.API, turn.Request)
 		if err != nil {
@@ -105,11 +106,14 @@ func evalSkillsWith(t *testing.T, set *evalsets.Set, opts skills.Options, newEmb
 		} else {
 			clean.add(got, turn.Relevant, turn.Acceptable, tokens)
 		}
+		if l := retrieval.Read(conv).Language(); l != "en" && l != "" {
+			other.add(got, turn.Relevant, turn.Acceptable, tokens)
+		}
 		if os.Getenv("METACLAW_EVAL_TURNS") != "" {
 			logTurn(t, inj, turn, conv, got)
 		}
 	}
-	out.All, out.Clean, out.Noisy = all.figures(), clean.figures(), noisy.figures()
+	out.All, out.Clean, out.Noisy, out.Other = all.figures(), clean.figures(), noisy.figures(), other.figures()
 	return out
 }
 
@@ -133,7 +137,39 @@ func setAsks(t *testing.T, db *store.DB, set *evalsets.Set) int {
 		}
 		n++
 	}
+	if os.Getenv("METACLAW_EVAL_ASKS_IN") == "0" {
+		return n
+	}
+	langs := evalAskLanguages()
+	for _, a := range set.AsksIn {
+		sk, err := db.Skill(ctx, a.Skill)
+		if err != nil {
+			t.Fatalf("asks_in.jsonl: %v", err)
+		}
+		for lang, asks := range a.Asks {
+			if langs != nil && !langs[lang] {
+				continue
+			}
+			if err := db.SetSkillAsksIn(ctx, sk.Name, sk.Version, lang, skills.NormAsks(asks)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	return n
+}
+
+// evalAskLanguages are the languages whose asks_in.jsonl asks are given
+// (METACLAW_EVAL_ASKS_LANGS, "de es"; nil: all of them).
+func evalAskLanguages() map[string]bool {
+	v := os.Getenv("METACLAW_EVAL_ASKS_LANGS")
+	if v == "" {
+		return nil
+	}
+	m := map[string]bool{}
+	for _, l := range strings.Fields(v) {
+		m[l] = true
+	}
+	return m
 }
 
 // injectedSkills reads skill names from injected ids ("skill:name@3").

@@ -89,8 +89,11 @@ func (t *skillTally) figures() skillFigures {
 // skillReport holds the figures for all turns and for clean and noisy ones.
 type skillReport struct {
 	All, Clean, Noisy skillFigures
-	Skills, Refused   int // skills imported, skill files refused
-	Asked             int // skills given asks (asks.jsonl)
+	// Other are the turns whose request is in a language other than
+	// English (retrieval.Request.Language).
+	Other           skillFigures
+	Skills, Refused int // skills imported, skill files refused
+	Asked           int // skills given asks (asks.jsonl)
 }
 
 func (r skillReport) String() string {
@@ -100,7 +103,7 @@ func (r skillReport) String() string {
 	for _, g := range []struct {
 		name string
 		f    skillFigures
-	}{{"all", r.All}, {"clean", r.Clean}, {"noisy", r.Noisy}} {
+	}{{"all", r.All}, {"clean", r.Clean}, {"noisy", r.Noisy}, {"other", r.Other}} {
 		fmt.Fprintf(&b, "%-6s %5d %5d %5d %8.3f %9.3f %6.3f %9.2f %10.2f %7.0f\n", g.name, g.f.Turns, g.f.Labelled, g.f.NoSkill,
 			g.f.Recall6, g.f.Precision, g.f.MRR, g.f.MeanInjectedLabelled, g.f.MeanInjectedNoSkill, g.f.Toks)
 	}

@@ -34,6 +34,7 @@
 //	memory/conversations.jsonl    one Conversation (a session) per line
 //	memory/questions.jsonl        one Question per line
 //	asks.jsonl                    one SkillAsks per line: the skills' asks
+//	asks_in.jsonl                 one SkillAsksIn per line: their asks in de, es, fr, it, pt
 //
 // Only evaluation code in tests and benchmarks imports this package.
 package evalsets

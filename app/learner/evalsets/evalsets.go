@@ -76,6 +76,14 @@ type SkillAsks struct {
 	Asks  []string `json:"asks"`
 }
 
+// SkillAsksIn are one skill's asks in other languages
+// (store.Skill.AsksIn), by language code, written the same way with the
+// learner's prompt for them (evolve.WriteAsksIn).
+type SkillAsksIn struct {
+	Skill string              `json:"skill"`
+	Asks  map[string][]string `json:"asks"`
+}
+
 // Set is one loaded evaluation set.
 type Set struct {
 	Dir           string
@@ -83,7 +91,8 @@ type Set struct {
 	Turns         []SkillTurn
 	Conversations []Conversation
 	Questions     []Question
-	Asks          []SkillAsks // asks.jsonl; none when the set has no such file
+	Asks          []SkillAsks   // asks.jsonl; none when the set has no such file
+	AsksIn        []SkillAsksIn // asks_in.jsonl; likewise
 }
 
 // Load reads the set in dir. Missing memory files leave those parts empty;
@@ -100,6 +109,9 @@ func Load(dir string) (*Set, error) {
 		return nil, err
 	}
 	if err := readLines(filepath.Join(dir, "asks.jsonl"), &s.Asks); err != nil {
+		return nil, err
+	}
+	if err := readLines(filepath.Join(dir, "asks_in.jsonl"), &s.AsksIn); err != nil {
 		return nil, err
 	}
 	return s, nil
