@@ -13,6 +13,7 @@ import (
 	"github.com/metaclaw/metaclaw/app/learner/skills"
 	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/store"
+	"github.com/metaclaw/metaclaw/store/config"
 )
 
 const skillsUsage = "list [--all] | show NAME [--version N] | search [--explain] TEXT | import DIR | export DIR | enable NAME | disable NAME | delete NAME | revert NAME VERSION | sync"
@@ -199,6 +200,13 @@ func skillsSearch(ctx context.Context, env *Env, db *store.DB, args []string) er
 // evidence, and why it was injected or left out.
 func writeExplanation(env *Env, sel skills.Selection) {
 	fmt.Fprintf(env.Stdout, "\nrequest terms: %s\n", strings.Join(sel.Terms, " "))
+	switch sel.Language {
+	case "en":
+	case "":
+		fmt.Fprintln(env.Stdout, "language: not told (searched as English: the asks in other languages were not)")
+	default:
+		fmt.Fprintf(env.Stdout, "language: %s (the skills' asks in other languages were searched too)\n", config.LanguageName(sel.Language))
+	}
 	if len(sel.Considered) > 0 {
 		fmt.Fprintf(env.Stdout, "rule: %s\n", sel.Considered[0].Threshold)
 	}

@@ -32,6 +32,13 @@ func TestSkillsCLI(t *testing.T) {
 			t.Errorf("search --explain lacks %q:\n%s", want, explained)
 		}
 	}
+	if strings.Contains(explained, "language:") {
+		t.Errorf("an English request's explanation names a language:\n%s", explained)
+	}
+	german := in.must("skills", "search", "--explain", "mein", "Test", "schlägt", "fehl", "und", "ich", "weiß", "nicht", "warum").stdout
+	if !strings.Contains(german, "language: German (the skills' asks in other languages were searched too)") {
+		t.Errorf("a German request's explanation does not say so:\n%s", german)
+	}
 	if !strings.Contains(list, "RANKING") {
 		t.Errorf("list lacks the efficacy factor column:\n%s", list)
 	}
