@@ -9,13 +9,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaclaw/metaclaw/app/learner/evalsets"
 	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/store"
 )
 
 // synthLibrary adds n synthetic skills whose words come from the starter
-// bank's vocabulary, so queries hit realistic posting lists.
-func synthLibrary(b *testing.B, db *store.DB, n int) {
+// bank's vocabulary, so queries hit realistic posting lists; with other,
+// each also has five asks in German and in Spanish, whose words come from
+// the development set's asks in those languages.
+func synthLibrary(b *testing.B, db *store.DB, n int, other [][]string) {
 	ctx := context.Background()
 	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
 		b.Fatal(err)
@@ -26,23 +29,53 @@ func synthLibrary(b *testing.B, db *store.DB, n int) {
 		vocab = append(vocab, strings.Fields(strings.ToLower(s.Description+" "+s.Body+" "+strings.Join(s.Asks, " ")))...)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	words := func(k int) string {
+	from := func(vocab []string, k int) string {
 		w := make([]string, k)
 		for i := range w {
 			w[i] = vocab[rng.IntN(len(vocab))]
 		}
 		return strings.Join(w, " ")
 	}
+	words := func(k int) string { return from(vocab, k) }
 	for i := len(starter); i < n; i++ {
 		in := store.SkillInput{Name: fmt.Sprintf("synthetic-skill-%d", i), Description: "Use when " + words(18),
 			Category: Categories[i%len(Categories)], Tags: strings.Fields(words(3)), Body: words(120), Source: "bench"}
 		for range 10 { // asks as the starter bank's: ten requests of about 15 words
 			in.Asks = append(in.Asks, words(15))
 		}
-		if _, _, err := db.PutSkill(ctx, in); err != nil {
+		sk, _, err := db.PutSkill(ctx, in)
+		if err != nil {
 			b.Fatal(err)
 		}
+		for l, vocab := range other {
+			asks := make([]string, 5)
+			for j := range asks {
+				asks[j] = from(vocab, 15)
+			}
+			if err := db.SetSkillAsksIn(ctx, sk.Name, sk.Version, []string{"de", "es"}[l], asks); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
+}
+
+// otherLanguages are the words of the development set's asks in German
+// and in Spanish, and those asks as requests.
+func otherLanguages(b *testing.B) (vocab [][]string, requests []string) {
+	set, err := evalsets.Load("../evalsets/dev")
+	if err != nil {
+		b.Fatal(err)
+	}
+	vocab = make([][]string, 2)
+	for _, a := range set.AsksIn {
+		for l, lang := range []string{"de", "es"} {
+			for _, ask := range a.Asks[lang] {
+				vocab[l] = append(vocab[l], strings.Fields(strings.ToLower(ask))...)
+				requests = append(requests, ask)
+			}
+		}
+	}
+	return vocab, requests
 }
 
 // BenchmarkRetrieval measures Select (keyword, the default) over the
@@ -68,6 +101,42 @@ func BenchmarkRetrieval(b *testing.B) {
 		}
 	}
 	b.Run("skills=10000/rebuilding", func(b *testing.B) { benchRetrieval(b, 10000, false, true) })
+	b.Run("skills=10000/other-languages", func(b *testing.B) { benchOtherLanguages(b, 10000) })
+}
+
+// benchOtherLanguages is benchRetrieval's first case for a person who
+// writes in German and Spanish too: every skill has asks in both, and the
+// requests are the development set's asks in them (p50/p99 of Select).
+func benchOtherLanguages(b *testing.B, n int) {
+	db := openDB(b)
+	vocab, requests := otherLanguages(b)
+	synthLibrary(b, db, n, vocab)
+	r := NewRetriever(db, Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500}, nil)
+	defer r.Close()
+	r.noRecall = true
+	ctx := context.Background()
+	if _, err := r.Select(ctx, []Message{{Role: "user", Text: "warm up"}}); err != nil {
+		b.Fatal(err)
+	}
+	lat := make([]time.Duration, 0, b.N)
+	other := 0
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		sel, err := r.Select(ctx, []Message{{Role: "user", Text: requests[i%len(requests)]}})
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if sel.Language != "en" && sel.Language != "" {
+			other++
+		}
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	b.ReportMetric(float64(lat[len(lat)/2].Nanoseconds())/1e3, "p50-us")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Nanoseconds())/1e3, "p99-us")
+	b.ReportMetric(float64(other)/float64(b.N), "other-language-share")
 }
 
 // churn edits a skill every 20 ms and compacts the index every 100 ms until stop is
@@ -102,7 +171,7 @@ func churn(b *testing.B, db *store.DB, r *Retriever, stop <-chan struct{}) <-cha
 
 func benchRetrieval(b *testing.B, n int, loop, rebuilding bool) {
 	db := openDB(b)
-	synthLibrary(b, db, n)
+	synthLibrary(b, db, n, nil)
 	qs := loadQueries(b)
 	opts := Options{Mode: ModeKeyword, TopK: 6, Candidates: 10, GeneralTopK: 2, MaxTokens: 1500}
 	r := NewRetriever(db, opts, nil)
