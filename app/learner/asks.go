@@ -11,12 +11,13 @@ import (
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
-// How the learner has skills' asks written (evolve.WriteAsks): when it
-// starts, whenever skills change, and every asksEvery, at most
-// asksPerRun skills a run and a fifth of learning.max_calls_per_day a
-// day (so that a big import does not spend the judge's budget); a skill
-// version whose answer failed asksTries times is left until the app
-// restarts.
+// How the learner has skills' asks written (evolve.WriteAsks), and then
+// their asks in the person's other languages (evolve.WriteAsksIn,
+// skills.ask_languages): when it starts, whenever skills change, and
+// every asksEvery, at most asksPerRun skills a run and a fifth of
+// learning.max_calls_per_day a day for both (so that a big import does
+// not spend the judge's budget); a skill version whose answer failed
+// asksTries times is left until the app restarts.
 const (
 	asksEvery    = 10 * time.Minute
 	asksPerRun   = 20
