@@ -49,10 +49,14 @@ func (a *App) SettleSession(ctx context.Context, session string) error {
 }
 
 // WriteSkillAsks has the asks of the skills that have none written now
-// (learner.WriteAsks). The app must be started.
+// (learner.WriteAsks), and those in the person's other languages, the
+// languages of the requests so far stored first. The app must be started.
 func (a *App) WriteSkillAsks(ctx context.Context) error {
 	if a.learn.Learner == nil {
 		return errors.New("write skill asks: the app is not started")
+	}
+	if a.learn.Skills != nil {
+		a.learn.Skills.StoreLanguages()
 	}
 	a.learn.Learner.WriteAsks(ctx)
 	return nil

@@ -362,8 +362,8 @@ func IsStopWord(w string) bool { return stopWords[w] }
 // both. They only tell languages apart; they are not stop words.
 var languageMarkers = map[string]string{
 	"es": "el la los las de que en para como qué por con no una es mi me lo hay",
-	"pt": "o os de que em para como não uma é meu eu você faço obrigado está isso",
-	"it": "il lo gli di che in per come non una è mi io ci sono ho della",
+	"pt": "o os e de que em para como não uma é meu eu você faço obrigado está isso",
+	"it": "il lo la le gli un e di che in per come non una è mi io ci sono ho della",
 	"fr": "le les de que en pour comme pas un une est je tu à mon ce cette c j qu",
 	"de": "der die das und ist ich nicht es was wie mit zu bitte kann",
 }

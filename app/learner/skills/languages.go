@@ -59,6 +59,10 @@ func (t *languageTally) run() {
 	}
 }
 
+// StoreLanguages stores now the languages of the requests seen since they
+// were last stored (they are every 30 seconds, and on Close).
+func (r *Retriever) StoreLanguages() { r.langs.flush() }
+
 // flush stores the counts so far; on failure they are kept for the next.
 func (t *languageTally) flush() {
 	t.mu.Lock()
