@@ -13,11 +13,10 @@ import (
 	"github.com/metaclaw/metaclaw/store/config"
 )
 
-// TestAsksFindASkill: a request in words only a skill's asks use finds the
-// skill once it has them — the snapshot takes new asks without a new
-// version — and only then.
-func TestAsksFindASkill(t *testing.T) {
-	t.Parallel()
+// tlsLibrary is the starter bank and a TLS renewal skill without asks,
+// with a retriever over them.
+func tlsLibrary(t *testing.T) (*store.DB, store.Skill, *Retriever) {
+	t.Helper()
 	db := openDB(t)
 	ctx := context.Background()
 	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
@@ -30,6 +29,16 @@ func TestAsksFindASkill(t *testing.T) {
 	}
 	r := NewRetriever(db, OptionsFrom(config.Defaults().Skills), nil)
 	t.Cleanup(r.Close)
+	return db, sk, r
+}
+
+// TestAsksFindASkill: a request in words only a skill's asks use finds the
+// skill once it has them — the snapshot takes new asks without a new
+// version — and only then.
+func TestAsksFindASkill(t *testing.T) {
+	t.Parallel()
+	db, sk, r := tlsLibrary(t)
+	ctx := context.Background()
 	msgs := []learning.Message{{Role: "user", Text: "safari tells my shop's visitors the connection isn't private since this morning"}}
 	has := func() bool {
 		if err := r.Refresh(ctx); err != nil {
@@ -148,18 +157,8 @@ func TestAskEvidence(t *testing.T) {
 // loop's next step and English ones do not.
 func TestAsksInOtherLanguages(t *testing.T) {
 	t.Parallel()
-	db := openDB(t)
+	db, sk, r := tlsLibrary(t)
 	ctx := context.Background()
-	if _, err := InstallStarter(ctx, db, assets.Skills()); err != nil {
-		t.Fatal(err)
-	}
-	sk, _, err := db.PutSkill(ctx, store.SkillInput{Name: "tls-certificate-renewal", Description: "Renew an expiring TLS certificate.",
-		Category: "devops", Tags: []string{"tls", "certbot"}, Body: "Check the expiry with openssl, run certbot renew, reload the server."})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := NewRetriever(db, OptionsFrom(config.Defaults().Skills), nil)
-	t.Cleanup(r.Close)
 	german := []learning.Message{{Role: "user", Text: "Seit heute Morgen sagt der Browser, dass die Verbindung zu meinem Shop nicht sicher ist"}}
 	english := []learning.Message{{Role: "user", Text: "seit is a word I keep seeing in the shop's verbindung logs"}}
 	selectFor := func(msgs []learning.Message) (Selection, *Candidate) {
