@@ -37,9 +37,9 @@ Skill:
 	// minAsks is the fewest asks an answer must give to be kept.
 	minAsks = 3
 
-	// asksInPrompt is the user message for asks in other languages: the
-	// languages (asksInLanguages), then the form of the answer
-	// (asksInForm), then the skill's SKILL.md.
+	// asksInPrompt is the user message for asks in other languages, with
+	// the languages and the form of the answer filled in (AsksInPrompt);
+	// the skill's SKILL.md follows it.
 	asksInPrompt = `An AI agent has a library of skills and must pick the ones that fit each request it gets. The person who uses it often writes in these languages: %s. Below is one skill from that library. For each of these languages, write 5 requests for which this skill is the right help, the way people who speak that language really send them to an agent:
 - most describe the situation in the person's own words — a symptom, an error message, a goal, a complaint — without the skill's name and often without its technical terms;
 - some are direct asks; mix short and long, casual and precise;
@@ -88,7 +88,10 @@ func (e *Evolver) WriteAsks(ctx context.Context, limit int, skip func(store.Skil
 	return e.writeEach(ctx, limit, skip, func(sk store.Skill) bool { return len(sk.Asks) == 0 },
 		func(ctx context.Context, sk store.Skill) (func() error, error) {
 			asks, err := e.asksFor(ctx, sk)
-			return func() error { return e.db.SetSkillAsks(ctx, sk.Name, sk.Version, asks) }, err
+			if err != nil {
+				return nil, err
+			}
+			return func() error { return e.db.SetSkillAsks(ctx, sk.Name, sk.Version, asks) }, nil
 		})
 }
 
@@ -115,22 +118,38 @@ func (e *Evolver) WriteAsksIn(ctx context.Context, langs []string, limit int, sk
 		func(ctx context.Context, sk store.Skill) (func() error, error) {
 			want := missing(sk)
 			got, err := e.asksInFor(ctx, sk, want)
-			return func() error {
-				for _, l := range want {
-					if err := e.db.SetSkillAsksIn(ctx, sk.Name, sk.Version, l, got[l]); err != nil {
+			if err != nil {
+				return nil, err
+			}
+			var lacking []string
+			for _, l := range want {
+				if got[l] == nil {
+					lacking = append(lacking, l)
+				}
+			}
+			save := func() error {
+				for l, asks := range got {
+					if err := e.db.SetSkillAsksIn(ctx, sk.Name, sk.Version, l, asks); err != nil {
 						return err
 					}
 				}
 				return nil
-			}, err
+			}
+			if len(lacking) > 0 {
+				// Keep what came; the skill counts as failed, so that the
+				// languages still lacking are asked for a few times only.
+				return save, &answerError{fmt.Sprintf("the answer gives fewer than %d asks in %s", minAsks, strings.Join(lacking, ", "))}
+			}
+			return save, nil
 		})
 }
 
 // writeEach runs ask on every enabled skill that needs it and skip
-// spares, at most limit of them (0: all), and then the save it returns.
-// An answerError from ask is that skill's failure and any other error
-// ends the run; from save, store.ErrNotFound is a skill that changed
-// meanwhile and any other error ends the run.
+// spares, at most limit of them (0: all), and then the save it returns
+// (which an answerError may come with: part of an answer to keep). An
+// answerError from ask is that skill's failure and any other error ends
+// the run; from save, store.ErrNotFound is a skill that changed meanwhile
+// and any other error ends the run.
 func (e *Evolver) writeEach(ctx context.Context, limit int, skip, needs func(store.Skill) bool,
 	ask func(context.Context, store.Skill) (save func() error, err error)) (AsksResult, error) {
 	var res AsksResult
@@ -164,6 +183,11 @@ func (e *Evolver) writeEach(ctx context.Context, limit int, skip, needs func(sto
 			res.Left = len(todo) - i
 			return res, ctx.Err()
 		case errors.As(err, new(*answerError)):
+			if save != nil {
+				if err := save(); err != nil && !errors.Is(err, store.ErrNotFound) {
+					return res, err
+				}
+			}
 			res.Failed = append(res.Failed, AsksFailure{Name: sk.Name, Version: sk.Version, Why: err.Error()})
 		default:
 			// The model could not be reached or refused the call (its

@@ -182,4 +182,18 @@ func TestWriteAsksIn(t *testing.T) {
 	if err != nil || res.Written != 0 || len(f.up.Requests()) != 2 {
 		t.Errorf("nothing lacking: %+v, %v, %d calls", res, err, len(f.up.Requests()))
 	}
+
+	// An answer in one of two languages: that one is kept, and the skill
+	// counts as failed (so the other is asked for a few times only).
+	if _, _, err := f.db.PutSkill(ctx, store.SkillInput{Name: "third", Description: "When a third thing happens.", Body: "Do a third thing."}); err != nil {
+		t.Fatal(err)
+	}
+	f.up.Enqueue(fakeupstream.TextReply(`{"de": ["ein drittes Ding", "noch ein drittes", "das dritte Mal"], "es": ["solo una"]}`))
+	res, err = f.ev.WriteAsksIn(ctx, []string{"de", "es"}, 0, func(sk store.Skill) bool { return sk.Name != "third" })
+	if err != nil || res.Written != 0 || len(res.Failed) != 1 || !strings.Contains(res.Failed[0].Why, "fewer than 3 asks in es") {
+		t.Errorf("a partial answer: %+v, %v", res, err)
+	}
+	if sk, _ := f.db.Skill(ctx, "third"); len(sk.AsksIn["de"]) != 3 || sk.AsksIn["es"] != nil {
+		t.Errorf("third's asks in = %q", sk.AsksIn)
+	}
 }

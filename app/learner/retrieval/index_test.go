@@ -157,17 +157,14 @@ func TestOptionalField(t *testing.T) {
 		{"zertifikat is the word a German form uses", ""},
 		{"certificate pinning in a mobile app", "Zertifikat im App pinnen"},
 	}
-	put := func() {
-		for k, d := range docs {
-			with.Put(int64(k), int64(k), d.text, d.other)
-			without.Put(int64(k), int64(k), d.text)
-		}
-		for k := int64(10); k < 200; k++ {
-			with.Put(k, k, "unrelated words about something else", "otras palabras")
-			without.Put(k, k, "unrelated words about something else")
-		}
+	for k, d := range docs {
+		with.Put(int64(k), int64(k), d.text, d.other)
+		without.Put(int64(k), int64(k), d.text)
 	}
-	put()
+	for k := int64(10); k < 200; k++ {
+		with.Put(k, k, "unrelated words about something else", "otras palabras")
+		without.Put(k, k, "unrelated words about something else")
+	}
 	check := func(when string) {
 		t.Helper()
 		for _, q := range []string{"zertifikat", "certificate expires", "caducó certificate"} {
