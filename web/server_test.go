@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -363,6 +364,26 @@ func TestSkillFormsThroughHTTP(t *testing.T) {
 	if p := e.get(t, c, "/skills/pin-python"); !strings.Contains(p.body, `data-testid="skill-asks-de" lang="de"`) ||
 		!strings.Contains(p.body, "<h4>German</h4>") || !strings.Contains(p.body, "pyenv sagt &lt;i&gt;nicht installiert&lt;/i&gt;") {
 		t.Errorf("the skill's asks in German are not shown (escaped): %s", p.body)
+	}
+	// The skills page says which languages the person writes in and how
+	// far the asks in each are: German is wanted (3 requests), Italian not
+	// yet (1).
+	// Before any request in German, pin-python's German asks (set above)
+	// are listed, and none are being written.
+	if p := e.get(t, c, "/skills"); !regexp.MustCompile(`data-testid="skill-language-de">.*0 requests seen.*1 of \d+ skills have their asks in it, and no more are written`).MatchString(p.body) ||
+		strings.Contains(p.body, `data-testid="skill-language-it"`) {
+		t.Errorf("the languages card before any request in another language: %s", p.body)
+	}
+	if err := e.db.AddLanguagesSeen(ctx, map[string]int{"de": 3, "it": 1}); err != nil {
+		t.Fatal(err)
+	}
+	p := e.get(t, c, "/skills")
+	de := regexp.MustCompile(`data-testid="skill-language-de">.*?</li>`).FindString(p.body)
+	it := regexp.MustCompile(`data-testid="skill-language-it">.*?</li>`).FindString(p.body)
+	if !strings.Contains(de, "3 requests seen") || !regexp.MustCompile(`1 of \d+ skills have their asks in it`).MatchString(de) ||
+		!strings.Contains(it, "1 requests seen") || !strings.Contains(it, "written once 3 requests have come") ||
+		!strings.Contains(p.body, "skills.ask_languages: auto") {
+		t.Errorf("the languages card:\n%s\n%s", de, it)
 	}
 	empty := url.Values{"name": {"Bad Name"}, "description": {"x"}, "body": {"y"}}
 	if p := e.post(t, c, "/skills", empty); p.status != http.StatusUnprocessableEntity || !strings.Contains(p.body, `data-testid="error-name"`) {

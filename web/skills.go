@@ -31,6 +31,8 @@ func sortedLanguages(in map[string][]string) []string {
 
 func languageName(code string) string { return config.LanguageName(code) }
 
+const askLanguageRequests = config.AskLanguageRequests
+
 // skillListData is the skills page: the skills shown, the categories to
 // filter by, and each skill's efficacy.
 type skillListData struct {
@@ -40,6 +42,49 @@ type skillListData struct {
 	Efficacy        map[string]store.Efficacy
 	Factors         map[string]float64  // efficacy's ranking factor by skill; missing: none
 	Folder          *SkillsFolderStatus // the skills folder's skipped and re-filed files; nil: none kept
+	Languages       []languageRow       // the languages besides English the person writes in
+	AskLanguages    string              // skills.ask_languages
+}
+
+// languageRow is one language besides English the person has written
+// requests in, or asks are configured in.
+type languageRow struct {
+	Code, Name string
+	Requests   int  // requests seen in it
+	Wanted     bool // skills' asks are written in it (config.WantedAskLanguages)
+	Asked      int  // enabled skills that have asks in it
+	Skills     int  // enabled skills
+}
+
+// skillLanguages lists the languages the person writes in besides
+// English, or has asks written in, with how far the asks in each are.
+func (s *Server) skillLanguages(c *fiber.Ctx, all []store.Skill) ([]languageRow, string, error) {
+	ctx := c.UserContext()
+	seen, err := s.opts.DB.LanguagesSeen(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	cfg, _, err := config.Load(ctx, s.opts.DB)
+	if err != nil {
+		return nil, "", err
+	}
+	wanted := config.WantedAskLanguages(cfg.Skills.AskLanguages, seen)
+	var rows []languageRow
+	for _, l := range config.AskLanguages {
+		row := languageRow{Code: l, Name: config.LanguageName(l), Requests: seen[l], Wanted: slices.Contains(wanted, l)}
+		for _, sk := range all {
+			if sk.Enabled {
+				row.Skills++
+				if len(sk.AsksIn[l]) > 0 {
+					row.Asked++
+				}
+			}
+		}
+		if row.Requests > 0 || row.Wanted || row.Asked > 0 {
+			rows = append(rows, row)
+		}
+	}
+	return rows, cfg.Skills.AskLanguages, nil
 }
 
 func (s *Server) skillList(c *fiber.Ctx) error {
@@ -50,6 +95,9 @@ func (s *Server) skillList(c *fiber.Ctx) error {
 		return err
 	}
 	d.Categories = categoriesOf(all, s.opts.SkillCategories)
+	if d.Languages, d.AskLanguages, err = s.skillLanguages(c, all); err != nil {
+		return err
+	}
 	list := all
 	if d.Query != "" {
 		hits, err := s.opts.DB.SearchSkills(ctx, d.Query, 100)

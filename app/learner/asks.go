@@ -24,10 +24,6 @@ const (
 	asksTries    = 3
 	asksSettle   = 3 * time.Second // Options.AsksSettle's default
 	asksDayShare = 5               // asks take at most 1/asksDayShare of the daily calls
-	// askLanguageRequests is how many requests in a language the person
-	// must have sent (store.LanguagesSeen) before skills.ask_languages
-	// auto has asks written in it.
-	askLanguageRequests = 3
 )
 
 // asksState is what the asks worker keeps between runs.
@@ -143,22 +139,12 @@ func (l *Learner) asksRun(ctx context.Context, st *asksState, in string, res evo
 }
 
 // askLanguages are the languages to write skills' asks in besides
-// English (skills.ask_languages): the configured ones, or with auto those
-// the person has sent askLanguageRequests requests in.
+// English (skills.ask_languages, config.WantedAskLanguages).
 func (l *Learner) askLanguages(ctx context.Context, setting string) []string {
-	langs, auto, err := config.ParseAskLanguages(setting)
-	if err != nil || !auto {
-		return langs
-	}
 	seen, err := l.db.LanguagesSeen(ctx)
 	if err != nil {
 		l.log.Warn("learner: read the requests' languages", "error", err)
 		return nil
 	}
-	for _, lang := range config.AskLanguages {
-		if seen[lang] >= askLanguageRequests {
-			langs = append(langs, lang)
-		}
-	}
-	return langs
+	return config.WantedAskLanguages(setting, seen)
 }

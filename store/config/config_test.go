@@ -324,3 +324,16 @@ func TestParseAskLanguages(t *testing.T) {
 		}
 	}
 }
+
+func TestWantedAskLanguages(t *testing.T) {
+	t.Parallel()
+	seen := map[string]int{"de": AskLanguageRequests, "it": AskLanguageRequests - 1, "nl": 9}
+	for _, tt := range []struct {
+		setting string
+		want    []string
+	}{{"auto", []string{"de"}}, {"it,fr", []string{"it", "fr"}}, {"none", nil}, {"klingon", nil}} {
+		if got := WantedAskLanguages(tt.setting, seen); !slices.Equal(got, tt.want) {
+			t.Errorf("WantedAskLanguages(%q) = %q, want %q", tt.setting, got, tt.want)
+		}
+	}
+}

@@ -342,6 +342,29 @@ func ParseAskLanguages(v string) (langs []string, auto bool, err error) {
 	return langs, false, nil
 }
 
+// AskLanguageRequests is how many requests in a language the person must
+// have sent (store.LanguagesSeen) before skills.ask_languages auto has
+// asks written in it.
+const AskLanguageRequests = 3
+
+// WantedAskLanguages are the languages to write skills' asks in besides
+// English under the skills.ask_languages setting, given the requests seen
+// by language: the configured ones, or with auto each of AskLanguages
+// with AskLanguageRequests requests. A setting that does not parse wants
+// none.
+func WantedAskLanguages(setting string, seen map[string]int) []string {
+	langs, auto, err := ParseAskLanguages(setting)
+	if err != nil || !auto {
+		return langs
+	}
+	for _, l := range AskLanguages {
+		if seen[l] >= AskLanguageRequests {
+			langs = append(langs, l)
+		}
+	}
+	return langs
+}
+
 // checkOrigins accepts a comma-separated list of web origins, each a
 // scheme, host and optional port with no path ("http://localhost:5173").
 func checkOrigins(v string) error {
