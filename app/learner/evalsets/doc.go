@@ -3,7 +3,7 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Seven sets live below this folder, written independently of each other:
+// Eight sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
 //   - dev2/: a second development set (skill turns only), written by someone
@@ -26,6 +26,10 @@
 //   - heldout4/: a fourth held-out set (skill turns only), written in round
 //     10 before its first run, on the same rules, over another person's
 //     library; `make test` holds its figures as floors.
+//   - heldout5/: a fifth held-out set (skill turns only), written in round
+//     11 before its first run, on the same rules, over the library of a
+//     person who writes mostly in Spanish and Italian; `make test` holds
+//     its figures as floors.
 //
 // Each set has the same layout:
 //
