@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/metaclaw/metaclaw/app/learner/evolve"
+	"github.com/metaclaw/metaclaw/app/learner/skills"
+	"github.com/metaclaw/metaclaw/assets"
 	"github.com/metaclaw/metaclaw/store"
 	"github.com/metaclaw/metaclaw/store/config"
 )
@@ -109,6 +111,13 @@ func (l *Learner) writeAsks(ctx context.Context, st *asksState) bool {
 	langs := l.askLanguages(ctx, cfg.Skills.AskLanguages)
 	if limit -= res.Written + len(res.Failed); len(langs) == 0 || limit <= 0 {
 		return more
+	}
+	// The starter skills still as the bank has them take its asks in those
+	// languages, without a model call.
+	if n, err := skills.StarterAsksIn(ctx, l.db, assets.Skills(), langs); err != nil {
+		l.log.Warn("learner: the starter bank's asks in other languages", "error", err)
+	} else if n > 0 {
+		l.log.Info("learner: starter skills given the bank's asks in "+strings.Join(langs, ", "), "skills", n)
 	}
 	in := "#" + strings.Join(langs, ",")
 	res, err = ev.WriteAsksIn(ctx, langs, limit, func(sk store.Skill) bool { return st.failed[key(sk)+in] >= asksTries })

@@ -2,6 +2,8 @@ package skills
 
 import (
 	"context"
+	"encoding/json"
+	"io/fs"
 	"slices"
 	"strings"
 	"testing"
@@ -231,5 +233,66 @@ func TestAsksInLines(t *testing.T) {
 	got := AsksInLines(in)
 	if len(got) != 15 || got[0] != "de1" || got[3] != "es1" || got[14] != "pt3" {
 		t.Errorf("five languages: %q", got)
+	}
+}
+
+// TestStarterAsksIn: the starter bank ships five asks in each of the
+// other languages for every one of its skills; a library's starter skills
+// still as shipped take those of the wanted languages without a model
+// call, once, and an edited one takes none.
+func TestStarterAsksIn(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	ctx := context.Background()
+	bank := assets.Skills()
+	rep, err := InstallStarter(ctx, db, bank)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := rep.Added[0]
+	sk, _ := db.Skill(ctx, edited)
+	if _, _, err := db.PutSkill(ctx, store.SkillInput{Name: sk.Name, Description: sk.Description, Category: sk.Category, Tags: sk.Tags,
+		Body: sk.Body + "\n\nAlso check the logs.", Source: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := StarterAsksIn(ctx, db, bank, []string{"it", "pt"})
+	if err != nil || n != len(rep.Added)-1 {
+		t.Fatalf("StarterAsksIn = %d, %v; want %d (every starter skill but the edited one)", n, err, len(rep.Added)-1)
+	}
+	all, _ := db.Skills(ctx, false)
+	for _, s := range all {
+		switch {
+		case s.Name == edited:
+			if len(s.AsksIn) != 0 {
+				t.Errorf("the edited %s took the bank's asks: %q", s.Name, s.AsksIn)
+			}
+		case len(s.AsksIn["it"]) != 5 || len(s.AsksIn["pt"]) != 5 || len(s.AsksIn) != 2:
+			t.Errorf("%s: asks in %q, want five in it and pt", s.Name, s.AsksIn)
+		}
+	}
+	if n, err := StarterAsksIn(ctx, db, bank, []string{"it", "pt"}); err != nil || n != 0 {
+		t.Errorf("a second pass gave %d, %v", n, err)
+	}
+	if n, _ := StarterAsksIn(ctx, db, bank, nil); n != 0 {
+		t.Errorf("no language: %d", n)
+	}
+	// The bank's file covers every starter skill in every language.
+	data, err := fs.ReadFile(bank, starterAsksInFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shipped map[string]map[string][]string
+	if err := json.Unmarshal(data, &shipped); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range rep.Added {
+		for _, l := range config.AskLanguages {
+			if len(shipped[name][l]) != 5 {
+				t.Errorf("the bank ships %d asks in %s for %s", len(shipped[name][l]), l, name)
+			}
+		}
+	}
+	if len(shipped) != len(rep.Added) {
+		t.Errorf("the bank ships asks in other languages for %d skills, has %d", len(shipped), len(rep.Added))
 	}
 }

@@ -2,6 +2,7 @@ package skills
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -183,3 +184,57 @@ func starterAsks(ctx context.Context, db *store.DB, bank fs.FS) error {
 	}
 	return db.SetMeta(ctx, metaStarterAsks, "1")
 }
+
+// starterAsksInFile is the starter bank's asks in other languages, beside
+// its skills: a JSON object from a skill's name to its asks by language.
+const starterAsksInFile = "asks_in.json"
+
+// StarterAsksIn gives each starter skill whose content is still the
+// bank's the bank's asks in those of langs it has none in, and returns
+// how many skills it gave asks to: the starter skills need no model call
+// for them. A bank without the file gives none.
+func StarterAsksIn(ctx context.Context, db *store.DB, bank fs.FS, langs []string) (int, error) {
+	if len(langs) == 0 {
+		return 0, nil
+	}
+	data, err := fs.ReadFile(bank, starterAsksInFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	var shipped map[string]map[string][]string
+	if err := json.Unmarshal(data, &shipped); err != nil {
+		return 0, fmt.Errorf("starter bank %s: %w", starterAsksInFile, err)
+	}
+	given := 0
+	for name, byLang := range shipped {
+		cur, err := db.Skill(ctx, name)
+		if err != nil {
+			continue // deleted
+		}
+		var want []string
+		for _, l := range langs {
+			if len(cur.AsksIn[l]) == 0 && len(byLang[l]) > 0 {
+				want = append(want, l)
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		in, _, err := parseFile(bank, path.Join(name, "SKILL.md"))
+		if err != nil || cur.Description != in.Description || cur.Category != in.Category || cur.Body != in.Body ||
+			!slices.Equal(cur.Tags, in.Tags) {
+			continue // changed since: its asks are the model's to write
+		}
+		for _, l := range want {
+			if err := db.SetSkillAsksIn(ctx, cur.Name, cur.Version, l, NormAsks(byLang[l])); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return given, err
+			}
+		}
+		given++
+	}
+	return given, nil
+}
+
