@@ -41,17 +41,21 @@ func TestRetrievalTune(t *testing.T) {
 		fmt.Sscan(v, &fs[4].Weight, &fs[4].B)
 		skills.IndexFields = fs
 	}
-	var sets [3][]turnCands
-	for i, name := range tuneSets {
-		sets[i] = tuneTurns(t, filepath.Join("learner", "evalsets", name), opts)
+	var sets [][]turnCands
+	for _, name := range tuneSets {
+		sets = append(sets, tuneTurns(t, filepath.Join("learner", "evalsets", name), opts))
 	}
 	var results []tuneResult
 	eval := func(name string, accept func(c skills.Candidate, first bool) bool) {
 		res := tuneResult{name: name}
-		for i, turns := range sets {
-			res.figs[i] = tuneFigures(turns, accept)
+		for _, turns := range sets {
+			res.figs = append(res.figs, tuneFigures(turns, accept))
 		}
 		results = append(results, res)
+	}
+	if os.Getenv("METACLAW_TUNE_OTHER") == "1" {
+		showTune(t, tuneSets, tuneOtherLanguages(sets))
+		return
 	}
 	eval("none", func(skills.Candidate, bool) bool { return true })
 	for _, s1 := range []float64{4, 5, 6, 7, 8, 9, 10, 12} {
@@ -78,7 +82,53 @@ func TestRetrievalTune(t *testing.T) {
 			}
 		}
 	}
-	showTune(t, results)
+	showTune(t, tuneSets, results)
+}
+
+// tuneOtherLanguages searches the rule for requests in a language other
+// than English (METACLAW_TUNE_OTHER=1), English requests keeping the
+// default rule: the first skill's floor, the asks evidence it needs and a
+// later skill's floor.
+func tuneOtherLanguages(sets [][]turnCands) []tuneResult {
+	d := skills.DefaultEvidence
+	rule := func(x skills.Candidate, first bool, s1, s2 float64, askTerms int, askScore float64) bool {
+		named := x.NameTerms > 0 && x.Coverage >= 0.5
+		if x.HeadTerms == 0 || x.Coverage < d.MinCoverage || x.Score < s1 && !named {
+			return false
+		}
+		if first && len(x.Skill.Asks) > 0 && x.BestAsk < askTerms && x.Score < askScore {
+			return false
+		}
+		return first || x.Relative >= d.MinRelative && (x.Score >= s2 || named)
+	}
+	var results []tuneResult
+	eval := func(name string, other func(x skills.Candidate, first bool) bool) {
+		res := tuneResult{name: name}
+		for _, turns := range sets {
+			res.figs = append(res.figs, tuneFiguresBy(turns, func(x skills.Candidate, first, isOther bool) bool {
+				if isOther {
+					return other(x, first)
+				}
+				return rule(x, first, d.MinScore, d.MinScoreNext, d.MinAskTerms, d.AskScore)
+			}))
+		}
+		results = append(results, res)
+	}
+	eval("other languages as English", func(x skills.Candidate, first bool) bool {
+		return rule(x, first, d.MinScore, d.MinScoreNext, d.MinAskTerms, d.AskScore)
+	})
+	for _, s1 := range []float64{8, 9, 10, 11, 12, 14, 16} {
+		for _, s2 := range []float64{12, 14, 16, 20} {
+			for _, ask := range []struct {
+				terms int
+				score float64
+			}{{2, 11}, {2, 13}, {2, 15}, {2, 99}, {3, 11}, {3, 13}, {3, 15}, {3, 99}} {
+				eval(fmt.Sprintf("other languages: first score≥%.0f, an ask with %d terms or score≥%.0f; others score≥%.0f", s1, ask.terms, ask.score, s2),
+					func(x skills.Candidate, first bool) bool { return rule(x, first, s1, s2, ask.terms, ask.score) })
+			}
+		}
+	}
+	return results
 }
 
 // tuneAskRules are the asks evidence searched for the first skill: an ask
@@ -90,12 +140,12 @@ var tuneAskRules = []struct {
 }{{0, 0}, {2, 10}, {2, 11}, {2, 12}, {2, 13}, {3, 10}, {3, 11}, {3, 12}, {3, 13}}
 
 // tuneSets are the development sets the rule is searched on.
-var tuneSets = [3]string{"dev", "dev2", "dev3"}
+var tuneSets = []string{"dev", "dev2", "dev3"}
 
-// tuneResult is one rule's figures on the development sets.
+// tuneResult is one rule's figures on the development sets, in order.
 type tuneResult struct {
 	name string
-	figs [3]tuneFig
+	figs []tuneFig
 }
 
 // tuneFig is a set's figures with the recall on clean and noisy turns.
@@ -107,6 +157,12 @@ type tuneFig struct {
 // tuneFigures applies accept to every turn's candidates, with top_k 6 and
 // at most two habits, and returns the figures.
 func tuneFigures(turns []turnCands, accept func(c skills.Candidate, first bool) bool) tuneFig {
+	return tuneFiguresBy(turns, func(c skills.Candidate, first, _ bool) bool { return accept(c, first) })
+}
+
+// tuneFiguresBy is tuneFigures with a rule that also knows whether the
+// turn's request is in a language other than English.
+func tuneFiguresBy(turns []turnCands, accept func(c skills.Candidate, first, other bool) bool) tuneFig {
 	var all, cl, no skillTally
 	for _, tc := range turns {
 		var got []string
@@ -115,7 +171,7 @@ func tuneFigures(turns []turnCands, accept func(c skills.Candidate, first bool) 
 			if len(got) >= 6 {
 				break
 			}
-			if !accept(c, len(got) == 0) {
+			if !accept(c, len(got) == 0, tc.other) {
 				continue
 			}
 			if skills.IsHabit(c.Skill.Category) {
@@ -140,7 +196,7 @@ func tuneFigures(turns []turnCands, accept func(c skills.Candidate, first bool) 
 // showTune logs the rules that keep both sets within the aims on
 // injection (precision ≥ METACLAW_TUNE_PREC, default 0.5), best mean
 // recall first (METACLAW_TUNE_ALL=1: every rule).
-func showTune(t *testing.T, results []tuneResult) {
+func showTune(t *testing.T, sets []string, results []tuneResult) {
 	minPrec, maxNone := 0.5, 0.25
 	if v := os.Getenv("METACLAW_TUNE_PREC"); v != "" {
 		fmt.Sscan(v, &minPrec)
@@ -151,10 +207,23 @@ func showTune(t *testing.T, results []tuneResult) {
 	line := func(f tuneFig) string {
 		return fmt.Sprintf("recall %.3f (clean %.3f noisy %.3f) prec %.3f inj %.2f none %.2f", f.Recall6, f.CleanRecall, f.NoisyRecall, f.Precision, f.MeanInjectedLabelled, f.MeanInjectedNoSkill)
 	}
-	mean := func(r tuneResult) float64 { return (r.figs[0].Recall6 + r.figs[1].Recall6 + r.figs[2].Recall6) / 3 }
+	mean := func(r tuneResult) float64 {
+		sum := 0.0
+		for _, f := range r.figs {
+			sum += f.Recall6
+		}
+		return sum / float64(len(r.figs))
+	}
+	lines := func(r tuneResult) string {
+		var b strings.Builder
+		for i, f := range r.figs {
+			fmt.Fprintf(&b, "\n  %-4s %s", sets[i], line(f))
+		}
+		return b.String()
+	}
 	for _, res := range results {
 		if res.name == "none" {
-			t.Logf("no abstention:\n  dev  %s\n  dev2 %s\n  dev3 %s", line(res.figs[0]), line(res.figs[1]), line(res.figs[2]))
+			t.Logf("no abstention:%s", lines(res))
 		}
 	}
 	sort.SliceStable(results, func(i, j int) bool { return mean(results[i]) > mean(results[j]) })
@@ -168,7 +237,7 @@ func showTune(t *testing.T, results []tuneResult) {
 		if !ok && !all {
 			continue
 		}
-		t.Logf("%s\n  dev  %s\n  dev2 %s\n  dev3 %s", res.name, line(res.figs[0]), line(res.figs[1]), line(res.figs[2]))
+		t.Logf("%s%s", res.name, lines(res))
 		if shown++; shown == 15 && !all {
 			break
 		}
@@ -181,6 +250,7 @@ type turnCands struct {
 	cands    []skills.Candidate
 	rel, acc map[string]bool
 	noisy    bool
+	other    bool // the request is in a language other than English
 }
 
 // tuneTurns ranks every turn of the set in dir without abstention.
@@ -210,7 +280,9 @@ func tuneTurns(t *testing.T, dir string, opts skills.Options) []turnCands {
 			// into a message that only closes the exchange.
 			sel.Considered = nil
 		}
-		turns = append(turns, turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy})
+		lang := retrieval.Read(conv).Language()
+		turns = append(turns, turnCands{cands: sel.Considered, rel: set(turn.Relevant), acc: set(turn.Acceptable), noisy: turn.Noisy,
+			other: lang != "en" && lang != ""})
 	}
 	return turns
 }

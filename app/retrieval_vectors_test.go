@@ -321,12 +321,12 @@ func reportAbstention(t *testing.T, sets [2][]vecTurn) {
 	var results []tuneResult
 	eval := func(name string, accept func(c skills.Candidate, first bool) bool) {
 		res := tuneResult{name: name}
-		for i, turns := range sets {
+		for _, turns := range sets {
 			tcs := make([]turnCands, len(turns))
 			for j, vt := range turns {
 				tcs[j] = vt.turnCands
 			}
-			res.figs[i] = tuneFigures(tcs, accept)
+			res.figs = append(res.figs, tuneFigures(tcs, accept))
 		}
 		results = append(results, res)
 	}
@@ -362,7 +362,7 @@ func reportAbstention(t *testing.T, sets [2][]vecTurn) {
 		}
 	}
 	t.Logf("the default rule: dev %s | dev2 %s", tuneLine(results[0].figs[0]), tuneLine(results[0].figs[1]))
-	showTune(t, results)
+	showTune(t, []string{"dev", "dev2"}, results)
 }
 
 func tuneLine(f tuneFig) string {

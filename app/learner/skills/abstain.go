@@ -59,6 +59,17 @@ type Evidence struct {
 	UnknownIDF, BodyShare            float64
 	MinCosine, CosineLow, CosineHigh float64
 	MinFused                         float64
+	// OtherLanguage, when set, replaces the score floors and the asks
+	// evidence for a request in a language other than English.
+	OtherLanguage LanguageEvidence
+}
+
+// LanguageEvidence are the score floors and the asks evidence a request
+// in a language other than English holds skills to (Evidence.OtherLanguage).
+type LanguageEvidence struct {
+	MinScore, MinScoreNext float64
+	MinAskTerms            int
+	AskScore               float64
 }
 
 // DefaultEvidence is tuned on the development sets together (evalsets/dev,
@@ -142,7 +153,7 @@ func (r *Retriever) rank(ctx context.Context, lib *library, req retrieval.Reques
 			}
 		}
 	}
-	r.judge(cands, qv != nil)
+	r.judge(cands, qv != nil, q.Optional)
 	return cands, whole
 }
 
@@ -186,8 +197,8 @@ func (r *Retriever) candidate(lib *library, q retrieval.Query, st retrieval.Stat
 }
 
 // judge orders the candidates and sets the reason of each that lacks
-// evidence.
-func (r *Retriever) judge(cands []Candidate, vectors bool) {
+// evidence; other says the request is in a language other than English.
+func (r *Retriever) judge(cands []Candidate, vectors, other bool) {
 	ev := r.opts.Evidence
 	hybrid := vectors && r.opts.Mode != ModeEmbedding
 	lexBest := 0.0 // the best BM25F score
@@ -229,7 +240,7 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 		case !hybrid && best > 0:
 			c.Relative = key(*c) / best
 		}
-		r.judgeOne(c, vectors, fits)
+		r.judgeOne(c, vectors, other, fits)
 		if c.Reason == "" {
 			fits++
 		}
@@ -238,7 +249,7 @@ func (r *Retriever) judge(cands []Candidate, vectors bool) {
 
 // judgeOne sets the threshold a candidate is held to and the reason it
 // lacks evidence, if it does; fits is how many ranked before it showed it.
-func (r *Retriever) judgeOne(c *Candidate, vectors bool, fits int) {
+func (r *Retriever) judgeOne(c *Candidate, vectors, other bool, fits int) {
 	ev := r.opts.Evidence
 	switch {
 	case vectors && r.opts.Mode == ModeEmbedding:
@@ -247,21 +258,24 @@ func (r *Retriever) judgeOne(c *Candidate, vectors bool, fits int) {
 			c.Reason = fmt.Sprintf("similarity %.2f (%.2f of the best)", c.Cosine, c.Relative)
 		}
 	case vectors:
-		r.keywordRule(c, fits)
+		r.keywordRule(c, other, fits)
 		c.Threshold += fmt.Sprintf("; then fused relevance ≥ %.2f", ev.MinFused)
 		if c.Reason == "" && c.Fused < ev.MinFused {
 			c.Reason = fmt.Sprintf("fused relevance %.2f (similarity %.2f)", c.Fused, c.Cosine)
 		}
 	default:
-		r.keywordRule(c, fits)
+		r.keywordRule(c, other, fits)
 	}
 }
 
 // keywordRule holds c to the keyword evidence: words of the request in its
 // name, description or tags, coverage, the score floors and its share of
 // the best.
-func (r *Retriever) keywordRule(c *Candidate, fits int) {
+func (r *Retriever) keywordRule(c *Candidate, other bool, fits int) {
 	ev := r.opts.Evidence
+	if o := ev.OtherLanguage; other && o != (LanguageEvidence{}) {
+		ev.MinScore, ev.MinScoreNext, ev.MinAskTerms, ev.AskScore = o.MinScore, o.MinScoreNext, o.MinAskTerms, o.AskScore
+	}
 	floor := ev.MinScore
 	if fits > 0 {
 		floor = max(ev.MinScore, ev.MinScoreNext)

@@ -139,7 +139,7 @@ func TestAskEvidence(t *testing.T) {
 	for _, tt := range tests {
 		c := tt.c
 		c.HeadTerms, c.Coverage, c.Relative = 2, 0.5, 1
-		r.keywordRule(&c, tt.fits)
+		r.keywordRule(&c, false, tt.fits)
 		if refused := c.Reason != ""; refused != tt.refused {
 			t.Errorf("%s: reason %q, want refused %v", tt.name, c.Reason, tt.refused)
 		}
