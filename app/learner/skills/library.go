@@ -237,4 +237,3 @@ func StarterAsksIn(ctx context.Context, db *store.DB, bank fs.FS, langs []string
 	}
 	return given, nil
 }
-
