@@ -9,7 +9,7 @@ import (
 // library asks, once, and names no other skill.
 func TestAsksCoverEverySkill(t *testing.T) {
 	t.Parallel()
-	for _, dir := range []string{"dev", "dev2", "dev3", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"} {
+	for _, dir := range []string{"dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"} {
 		s := loadSet(t, dir)
 		lib := heldoutSkills(t, filepath.Join(dir, "skills"))
 		seen := map[string]bool{}
@@ -31,7 +31,7 @@ func TestAsksCoverEverySkill(t *testing.T) {
 func TestAsksInCoverEverySkill(t *testing.T) {
 	t.Parallel()
 	langs := []string{"de", "es", "fr", "it", "pt"}
-	for _, dir := range []string{"dev", "dev2", "dev3", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"} {
+	for _, dir := range []string{"dev", "dev2", "dev3", "dev4", "heldout", "heldout2", "heldout3", "heldout4", "heldout5"} {
 		s := loadSet(t, dir)
 		lib := heldoutSkills(t, filepath.Join(dir, "skills"))
 		seen := map[string]bool{}

@@ -3,7 +3,7 @@
 // question asked weeks later. It only reads files; the measuring lives with
 // the code measured (skills, memory, the retrieval core).
 //
-// Eight sets live below this folder, written independently of each other:
+// Nine sets live below this folder, written independently of each other:
 //
 //   - dev/: the set retrieval is developed and tuned on.
 //   - dev2/: a second development set (skill turns only), written by someone
@@ -13,6 +13,10 @@
 //   - dev3/: a third development set over dev2's library, mostly turns
 //     that need no skill, written after round 5 without reading the
 //     retrieval code or the held-out sets; tuned on.
+//   - dev4/: a fourth development set over dev2's library (copied), most
+//     of its requests not in English and half of them needing no skill,
+//     written in round 12 without reading the retrieval code or the other
+//     sets' turns; tuned on.
 //   - heldout/: written before any tuning, by someone who did not read the
 //     retrieval code, and never tuned on. Reported figures come from it, and
 //     `make test` holds them as regression floors.
