@@ -140,7 +140,7 @@ var tuneAskRules = []struct {
 }{{0, 0}, {2, 10}, {2, 11}, {2, 12}, {2, 13}, {3, 10}, {3, 11}, {3, 12}, {3, 13}}
 
 // tuneSets are the development sets the rule is searched on.
-var tuneSets = []string{"dev", "dev2", "dev3"}
+var tuneSets = []string{"dev", "dev2", "dev3", "dev4"}
 
 // tuneResult is one rule's figures on the development sets, in order.
 type tuneResult struct {
