@@ -203,10 +203,8 @@ func (a *accumulator) add(slot int32, s float32, bit uint64, fields uint8) {
 	}
 	a.scores[slot] += s
 	a.masks[slot] |= bit
-	for f := 0; f < maxFields; f++ {
-		if fields&(1<<f) != 0 {
-			a.fields[slot][f] |= bit
-		}
+	for m := fields; m != 0; m &= m - 1 {
+		a.fields[slot][bits.TrailingZeros8(m)] |= bit
 	}
 }
 
