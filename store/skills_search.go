@@ -368,21 +368,22 @@ var languageMarkers = map[string]string{
 	"de": "der die das und ist ich nicht es was wie mit zu bitte kann",
 }
 
-// languageWords maps each word to the languages it counts for: English's
-// stop words for "en", and the function words and markers of the others.
-var languageWords = func() map[string][]string {
-	m := map[string][]string{}
-	add := func(lang, words string) {
+// languageWords maps each word to the languages it counts for, by index:
+// 0 for English (its stop words), i+1 for functionWords[i] (its function
+// words and markers).
+var languageWords = func() map[string][]int {
+	m := map[string][]int{}
+	add := func(lang int, words string) {
 		for _, w := range strings.Fields(words) {
 			if !slices.Contains(m[w], lang) {
 				m[w] = append(m[w], lang)
 			}
 		}
 	}
-	add("en", englishStopWords)
-	for _, l := range functionWords {
-		add(l.lang, l.words)
-		add(l.lang, languageMarkers[l.lang])
+	add(0, englishStopWords)
+	for i, l := range functionWords {
+		add(i+1, l.words)
+		add(i+1, languageMarkers[l.lang])
 	}
 	return m
 }()
@@ -398,22 +399,10 @@ func Language(text string) string {
 	if len(text) > 2048 {
 		text = text[:2048]
 	}
-	var count, own [6]int // index 0: English, then functionWords in order
-	index := func(lang string) int {
-		if lang == "en" {
-			return 0
-		}
-		for i, l := range functionWords {
-			if l.lang == lang {
-				return i + 1
-			}
-		}
-		return -1
-	}
+	var count, own [6]int // as languageWords: English, then functionWords
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) }) {
 		langs := languageWords[w]
-		for _, l := range langs {
-			i := index(l)
+		for _, i := range langs {
 			count[i]++
 			if len(langs) == 1 {
 				own[i]++
