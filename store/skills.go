@@ -167,16 +167,21 @@ func setAsks(ctx context.Context, tx *sql.Tx, id int64, version int, asks []stri
 		jsonList(asks), id, version); err != nil {
 		return fmt.Errorf("set asks: %w", err)
 	}
+	return touchSkill(ctx, tx, id, now)
+}
+
+// touchSkill moves a skill's revision (updated_at) above every other's.
+func touchSkill(ctx context.Context, tx *sql.Tx, id int64, now int64) error {
 	if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = "+nextRev+" WHERE id = ?", now, id); err != nil {
-		return fmt.Errorf("set asks: %w", err)
+		return fmt.Errorf("move the revision of skill %d: %w", id, err)
 	}
 	return nil
 }
 
-// SetSkillAsks replaces the asks of a skill's version. It fails with
-// ErrNotFound unless that version is the current one (the skill changed
-// since the asks were written for it).
-func (db *DB) SetSkillAsks(ctx context.Context, name string, version int, asks []string) error {
+// changeCurrentVersion runs change, in a transaction, on the skill's
+// version when it is the current one, and fails with ErrNotFound
+// otherwise (the skill changed since); what names the change in errors.
+func (db *DB) changeCurrentVersion(ctx context.Context, name string, version int, what string, change func(tx *sql.Tx, id int64) error) error {
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var id int64
 		err := tx.QueryRowContext(ctx, "SELECT id FROM skills WHERE name = ? AND current_version = ?", name, version).Scan(&id)
@@ -184,14 +189,23 @@ func (db *DB) SetSkillAsks(ctx context.Context, name string, version int, asks [
 			return fmt.Errorf("skill %s version %d: %w", name, version, ErrNotFound)
 		}
 		if err != nil {
-			return fmt.Errorf("set asks: %w", err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		return setAsks(ctx, tx, id, version, asks, nowMillis())
+		return change(tx, id)
 	})
 	if err == nil {
 		db.skillsChanged()
 	}
 	return err
+}
+
+// SetSkillAsks replaces the asks of a skill's version. It fails with
+// ErrNotFound unless that version is the current one (the skill changed
+// since the asks were written for it).
+func (db *DB) SetSkillAsks(ctx context.Context, name string, version int, asks []string) error {
+	return db.changeCurrentVersion(ctx, name, version, "set asks", func(tx *sql.Tx, id int64) error {
+		return setAsks(ctx, tx, id, version, asks, nowMillis())
+	})
 }
 
 // SetSkillAsksIn replaces the asks of a skill's version in one language
@@ -201,16 +215,11 @@ func (db *DB) SetSkillAsksIn(ctx context.Context, name string, version int, lang
 	if !validLang(lang) {
 		return fmt.Errorf("set asks in %q: not a language code", lang)
 	}
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var id int64
+	what := "set asks in " + lang
+	return db.changeCurrentVersion(ctx, name, version, what, func(tx *sql.Tx, id int64) error {
 		var raw string
-		err := tx.QueryRowContext(ctx, `SELECT s.id, v.asks_in FROM skills s JOIN skill_versions v ON v.skill_id = s.id
-			AND v.version = s.current_version WHERE s.name = ? AND s.current_version = ?`, name, version).Scan(&id, &raw)
-		if errors.Is(err, sql.ErrNoRows) {
-			return fmt.Errorf("skill %s version %d: %w", name, version, ErrNotFound)
-		}
-		if err != nil {
-			return fmt.Errorf("set asks in %s: %w", lang, err)
+		if err := tx.QueryRowContext(ctx, "SELECT asks_in FROM skill_versions WHERE skill_id = ? AND version = ?", id, version).Scan(&raw); err != nil {
+			return fmt.Errorf("%s: %w", what, err)
 		}
 		in := map[string][]string{}
 		_ = json.Unmarshal([]byte(raw), &in)
@@ -222,17 +231,10 @@ func (db *DB) SetSkillAsksIn(ctx context.Context, name string, version int, lang
 		b, _ := json.Marshal(in)
 		if _, err := tx.ExecContext(ctx, "UPDATE skill_versions SET asks_in = ? WHERE skill_id = ? AND version = ?",
 			string(b), id, version); err != nil {
-			return fmt.Errorf("set asks in %s: %w", lang, err)
+			return fmt.Errorf("%s: %w", what, err)
 		}
-		if _, err := tx.ExecContext(ctx, "UPDATE skills SET updated_at = "+nextRev+" WHERE id = ?", nowMillis(), id); err != nil {
-			return fmt.Errorf("set asks in %s: %w", lang, err)
-		}
-		return nil
+		return touchSkill(ctx, tx, id, nowMillis())
 	})
-	if err == nil {
-		db.skillsChanged()
-	}
-	return err
 }
 
 // validLang reports whether lang looks like an ISO 639-1 code: two lower
