@@ -1,7 +1,6 @@
 package evalsets
 
 import (
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -77,14 +76,7 @@ func TestHeldout3Skills(t *testing.T) {
 	atLeast(t, "new skills", fresh, h3MinNewSkills)
 	atLeast(t, mistakesCategory+" skills", mistakes, h3MinMistakeSkills)
 
-	for name := range lib {
-		data, err := os.ReadFile(filepath.Join(dir, name, "SKILL.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hasAsksKey(data) {
-			t.Errorf("%s/SKILL.md has an asks: key; asks are written later, from the skill alone", name)
-		}
+	for name, data := range readSkillFiles(t, dir, lib) {
 		if lib[name] == mistakesCategory {
 			in, err := skills.Parse(data)
 			if err == nil && !strings.HasPrefix(in.Description, "Mistake to avoid:") {

@@ -3,7 +3,6 @@ package evalsets
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -89,14 +88,7 @@ func TestHeldout4Skills(t *testing.T) {
 
 	// No asks anywhere; new skills read like the bank's.
 	isStarter := starterNames(t)
-	for name := range lib {
-		data, err := os.ReadFile(filepath.Join(dir, name, "SKILL.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hasAsksKey(data) {
-			t.Errorf("%s/SKILL.md has an asks: key", name)
-		}
+	for name, data := range readSkillFiles(t, dir, lib) {
 		if isStarter[name] {
 			continue
 		}

@@ -91,14 +91,7 @@ func TestHeldout5Skills(t *testing.T) {
 
 	isStarter := starterNames(t)
 	useWhen := 0
-	for name := range lib {
-		data, err := os.ReadFile(filepath.Join(dir, name, "SKILL.md"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if hasAsksKey(data) {
-			t.Errorf("%s/SKILL.md has an asks: key", name)
-		}
+	for name, data := range readSkillFiles(t, dir, lib) {
 		if isStarter[name] {
 			continue
 		}

@@ -430,6 +430,25 @@ func hasAsksKey(data []byte) bool {
 // checkStarterCopies checks that every starter skill is in the set's
 // library byte for byte, less its asks list, and returns how many there
 // are.
+// readSkillFiles reads every SKILL.md of a library (lib, from
+// heldoutSkills, in dir) by skill name, failing any that has an asks: key:
+// a set's asks are written later, from each skill alone.
+func readSkillFiles(t *testing.T, dir string, lib map[string]string) map[string][]byte {
+	t.Helper()
+	files := make(map[string][]byte, len(lib))
+	for name := range lib {
+		data, err := os.ReadFile(filepath.Join(dir, name, "SKILL.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasAsksKey(data) {
+			t.Errorf("%s/SKILL.md has an asks: key; asks are written later, from the skill alone", name)
+		}
+		files[name] = data
+	}
+	return files
+}
+
 func checkStarterCopies(t *testing.T, setDir string) int {
 	t.Helper()
 	names := starterNames(t)
