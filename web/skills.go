@@ -29,10 +29,6 @@ func sortedLanguages(in map[string][]string) []string {
 	return out
 }
 
-func languageName(code string) string { return config.LanguageName(code) }
-
-const askLanguageRequests = config.AskLanguageRequests
-
 // skillListData is the skills page: the skills shown, the categories to
 // filter by, and each skill's efficacy.
 type skillListData struct {
