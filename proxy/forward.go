@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -180,8 +179,9 @@ func (s *Server) relayBody(c *fiber.Ctx, ts *turnState, resp *http.Response, fl 
 	return c.Status(resp.StatusCode).Send(out)
 }
 
-// streamTo relays a streamed answer. The writer runs after the handler has
-// returned, so it uses only what it is given, never the Fiber context.
+// streamTo relays a streamed answer. The server reads the relay after the
+// handler has returned, so the relay uses only what it is given, never the
+// Fiber context.
 func (s *Server) streamTo(c *fiber.Ctx, ts *turnState, resp *http.Response, conv streamConv, cancel func()) {
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
@@ -192,16 +192,16 @@ func (s *Server) streamTo(c *fiber.Ctx, ts *turnState, resp *http.Response, conv
 	c.Status(http.StatusOK)
 	idle := time.Duration(s.conf().Proxy.StreamIdleTimeoutSec) * time.Second
 	ts.lease.retain() // the request is held until the answer has been relayed
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
+	onFirst := func() { ts.ttfb = s.opts.Now().Sub(ts.start) }
+	onEnd := func(status int, msg string) {
 		defer ts.lease.release()
-		defer resp.Body.Close()
-		status, msg := relay(w, resp.Body, conv, idle, cancel, func() { ts.ttfb = s.opts.Now().Sub(ts.start) })
 		if status != http.StatusOK {
 			s.log.Warn("stream ended with an error", "status", status, "err", msg)
 			ts.failure = streamFailure(status, msg)
 		}
 		s.record(ts, status, msg, conv.response)
-	})
+	}
+	c.Context().SetBodyStream(newStreamRelay(resp.Body, conv, idle, cancel, onFirst, onEnd), -1)
 }
 
 func truncateText(s string, n int) string {

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"io"
@@ -29,123 +28,164 @@ type streamConv interface {
 	response() response
 }
 
-// observer is a streamConv that relays every event byte for byte; relay
-// writes and flushes the event first and lets the converter read it after,
-// so parsing never delays the client.
+// observer is a streamConv that relays every event byte for byte; the
+// relay hands the event to the client first and lets the converter read it
+// after, so parsing never delays the client.
 type observer interface {
 	observe(ev sse.Event) error
 }
 
-// relay copies an upstream event stream to the client as events arrive.
-// It flushes what it wrote whenever it has no further event in hand, that
-// is before any read that may wait for the upstream: one event arriving
-// alone leaves at once, several arriving together leave in one write. It
-// stops when the upstream ends, fails, goes silent for longer than idle,
-// or the client goes away (a failed write), and cancels the upstream call
-// on the way out. It returns the turn's status and error text for
-// recording.
-func relay(w *bufio.Writer, body io.Reader, conv streamConv, idle time.Duration, cancel func(), onFirst func()) (int, string) {
-	defer cancel()
-	ir := newIdleReader(body, idle, cancel)
-	defer ir.stop()
-	out := &flusher{w: w, onFirst: onFirst}
-	rd := sse.NewReader(readAfterFlush{ir, out})
-	obs, passthrough := conv.(observer)
-	var streamErr error
+// streamRelay is the body of a streamed answer. Fasthttp's server reads it
+// on the connection's own goroutine and sends each read as one chunk,
+// flushed at once, so an event goes from the upstream's connection to the
+// client's without changing goroutines. A read returns every event already
+// in hand and never waits for the upstream while it holds bytes the client
+// has not got: one event arriving alone leaves at once, several arriving
+// together leave in one write. The relay ends when the upstream ends,
+// fails or goes silent for longer than idle; Close (the server's, once the
+// client has the last bytes or went away) cancels the upstream call and
+// reports the turn's status and error text for recording.
+type streamRelay struct {
+	body       io.Closer
+	conv       streamConv
+	obs        observer // conv, when it passes events through unchanged
+	ir         *idleReader
+	rd         *sse.Reader
+	cancel     func()
+	onFirst    func()
+	onEnd      func(status int, msg string)
+	out        []byte      // bytes for the client
+	off        int         // how many of out were read
+	unobserved []sse.Event // passed through, not yet observed
+	streamErr  error       // the first failure the upstream reported in the stream
+	done       bool        // the stream ended; out holds its last bytes
+	eof        bool        // the client was given everything
+	closed     bool
+	status     int
+	msg        string
+}
+
+func newStreamRelay(body io.ReadCloser, conv streamConv, idle time.Duration, cancel, onFirst func(), onEnd func(int, string)) *streamRelay {
+	s := &streamRelay{body: body, conv: conv, cancel: cancel, onFirst: onFirst, onEnd: onEnd}
+	s.obs, _ = conv.(observer)
+	s.ir = newIdleReader(body, idle, cancel)
+	s.rd = sse.NewReader(waitWhileHeld{s})
+	return s
+}
+
+// waitWhileHeld is the relay's source: it will not read the upstream,
+// which may wait, while the relay holds bytes the client has not got.
+type waitWhileHeld struct{ s *streamRelay }
+
+func (w waitWhileHeld) Read(p []byte) (int, error) {
+	if w.s.off < len(w.s.out) {
+		return 0, sse.ErrWait
+	}
+	return w.s.ir.Read(p)
+}
+
+func (s *streamRelay) Read(p []byte) (int, error) {
+	s.observe() // what the previous read returned is on its way
+	if s.off == len(s.out) {
+		s.out, s.off = s.out[:0], 0
+		for len(s.out) == 0 && !s.done {
+			s.next()
+		}
+		if len(s.out) == 0 {
+			s.eof = true
+			return 0, io.EOF
+		}
+		if s.onFirst != nil {
+			s.onFirst()
+			s.onFirst = nil
+		}
+	}
+	n := copy(p, s.out[s.off:])
+	s.off += n
+	return n, nil
+}
+
+// next reads upstream events into out until the source would wait with
+// bytes in hand, or the stream ends.
+func (s *streamRelay) next() {
 	for {
-		ev, err := rd.Next()
+		ev, err := s.rd.Next()
+		if errors.Is(err, sse.ErrWait) {
+			return
+		}
 		if err != nil {
-			if out.gone {
-				return 499, "client disconnected"
-			}
-			if streamErr != nil {
-				writeTail(w, conv.finish())
-				return 502, "upstream error in stream: " + streamErr.Error()
-			}
-			return endStream(w, conv, err, ir.timedOut())
+			s.observe()
+			s.end(err)
+			return
 		}
-		b, convErr := ev.Raw, error(nil)
-		if !passthrough {
-			b, convErr = conv.event(ev)
+		if s.obs != nil {
+			s.out = append(s.out, ev.Raw...)
+			s.unobserved = append(s.unobserved, ev)
+			continue
 		}
-		if len(b) > 0 {
-			if _, err := w.Write(b); err != nil {
-				return 499, "client disconnected"
-			}
-			if rd.Buffered() == 0 && out.flush() != nil { // nothing more in hand
-				return 499, "client disconnected"
-			}
-		}
-		if passthrough {
-			convErr = obs.observe(ev) // after the bytes are on their way
-		}
-		if convErr != nil && streamErr == nil {
-			streamErr = convErr // relayed as the upstream sent it; recorded at the end
-		}
+		b, convErr := s.conv.event(ev)
+		s.out = append(s.out, b...)
+		s.noteErr(convErr)
 	}
 }
 
-// flusher flushes the client's writer and notes the first flush that sent
-// bytes, and a failed one (the client left).
-type flusher struct {
-	w       *bufio.Writer
-	onFirst func()
-	gone    bool
+func (s *streamRelay) observe() {
+	for _, ev := range s.unobserved {
+		s.noteErr(s.obs.observe(ev))
+	}
+	clear(s.unobserved)
+	s.unobserved = s.unobserved[:0]
 }
 
-func (f *flusher) flush() error {
-	if f.w.Buffered() == 0 {
+// noteErr keeps the first failure the upstream reported in the stream: it
+// is relayed as the upstream sent it and recorded at the end.
+func (s *streamRelay) noteErr(err error) {
+	if err != nil && s.streamErr == nil {
+		s.streamErr = err
+	}
+}
+
+// end handles the end of the upstream body: a clean end (with the answer
+// complete) or a failure, which the client sees as an error event.
+func (s *streamRelay) end(err error) {
+	s.done = true
+	s.ir.stop()
+	switch {
+	case s.streamErr != nil:
+		s.out = append(s.out, s.conv.finish()...)
+		s.status, s.msg = 502, "upstream error in stream: "+s.streamErr.Error()
+	case errors.Is(err, io.EOF) && s.conv.complete():
+		s.out = append(s.out, s.conv.finish()...)
+		s.status = 200
+	default:
+		status, typ, msg := 502, "upstream_error", "upstream stream ended before the answer was complete"
+		switch {
+		case s.ir.timedOut():
+			status, typ, msg = 504, "timeout_error", "upstream sent nothing for too long; stream aborted"
+		case !errors.Is(err, io.EOF):
+			msg = "upstream stream failed: " + err.Error()
+		}
+		s.out = append(s.out, s.conv.fail(typ, msg)...)
+		s.status, s.msg = status, msg
+	}
+}
+
+// Close ends the relay once, whether the client got everything or left:
+// a client that left before the answer's end makes the turn a 499.
+func (s *streamRelay) Close() error {
+	if s.closed {
 		return nil
 	}
-	if err := f.w.Flush(); err != nil {
-		f.gone = true
-		return err
+	s.closed = true
+	s.ir.stop()
+	s.cancel()
+	s.body.Close()
+	s.observe()
+	if !s.eof && (!s.done || s.status == 200) {
+		s.status, s.msg = 499, "client disconnected"
 	}
-	if f.onFirst != nil {
-		f.onFirst()
-		f.onFirst = nil
-	}
+	s.onEnd(s.status, s.msg)
 	return nil
-}
-
-// readAfterFlush reads the upstream only after flushing what the client
-// has not got yet, so that no event waits for the next one.
-type readAfterFlush struct {
-	r   io.Reader
-	out *flusher
-}
-
-func (ra readAfterFlush) Read(p []byte) (int, error) {
-	if err := ra.out.flush(); err != nil {
-		return 0, err
-	}
-	return ra.r.Read(p)
-}
-
-func writeTail(w *bufio.Writer, tail []byte) {
-	if len(tail) > 0 {
-		w.Write(tail)
-	}
-	w.Flush()
-}
-
-// endStream handles the end of the upstream body: a clean end (with the
-// answer complete) or a failure, which the client sees as an error event.
-func endStream(w *bufio.Writer, conv streamConv, err error, timedOut bool) (int, string) {
-	if errors.Is(err, io.EOF) && conv.complete() {
-		writeTail(w, conv.finish())
-		return 200, ""
-	}
-	status, typ, msg := 502, "upstream_error", "upstream stream ended before the answer was complete"
-	switch {
-	case timedOut:
-		status, typ, msg = 504, "timeout_error", "upstream sent nothing for too long; stream aborted"
-	case !errors.Is(err, io.EOF):
-		msg = "upstream stream failed: " + err.Error()
-	}
-	w.Write(conv.fail(typ, msg))
-	w.Flush()
-	return status, msg
 }
 
 // idleReader cancels the upstream call when no byte arrives for idle.

@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"bufio"
 	"io"
 	"strings"
 	"sync"
@@ -38,6 +37,30 @@ func (l *writeLog) waitFor(t *testing.T, n int) []string {
 	}
 }
 
+// serve reads the relay as fasthttp's server reads a body stream of
+// unknown length: each read is one chunk, written and flushed to the
+// client before the next read, and the stream is closed at the end or on
+// the first failed write. It returns the status the relay reported.
+func serve(r *streamRelay, client io.Writer, status *int) {
+	buf := make([]byte, 4096)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if _, werr := client.Write(buf[:n]); werr != nil {
+				break
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	r.Close()
+}
+
+func testRelay(body io.Reader, conv streamConv, cancel, onFirst func(), status *int) *streamRelay {
+	return newStreamRelay(io.NopCloser(body), conv, time.Minute, cancel, onFirst, func(st int, _ string) { *status = st })
+}
+
 // TestRelayCoalescesBursts: events that arrive together reach the client
 // in one write, before the relay waits for more; an event that arrives
 // alone is sent at once, while the upstream is still open.
@@ -47,12 +70,12 @@ func TestRelayCoalescesBursts(t *testing.T) {
 	}
 	pr, pw := io.Pipe()
 	log := &writeLog{}
-	w := bufio.NewWriter(log)
 	firsts := 0
 	conv := &openaiRelay{}
 	done := make(chan int)
 	go func() {
-		status, _ := relay(w, pr, conv, time.Minute, func() {}, func() { firsts++ })
+		var status int
+		serve(testRelay(pr, conv, func() {}, func() { firsts++ }, &status), log, &status)
 		done <- status
 	}()
 	burst := chunk("a") + chunk("b") + chunk("c")
@@ -64,29 +87,50 @@ func TestRelayCoalescesBursts(t *testing.T) {
 	if got := log.waitFor(t, 2); got[1] != chunk("d") {
 		t.Fatalf("second write %q", got[1])
 	}
-	io.WriteString(pw, "data: [DONE]\n\n")
+	io.WriteString(pw, chunk("e")[:20]) // half an event: nothing to send yet
+	time.Sleep(20 * time.Millisecond)
+	if got := log.waitFor(t, 2); len(got) != 2 {
+		t.Fatalf("half an event was sent: %q", got[2:])
+	}
+	io.WriteString(pw, chunk("e")[20:]+"data: [DONE]\n\n")
 	pw.Close()
 	if status := <-done; status != 200 {
 		t.Fatalf("status %d", status)
 	}
 	all := strings.Join(log.waitFor(t, 3), "")
-	if all != burst+chunk("d")+"data: [DONE]\n\n" || firsts != 1 {
+	if all != burst+chunk("d")+chunk("e")+"data: [DONE]\n\n" || firsts != 1 {
 		t.Errorf("client got %q, first byte noted %d times", all, firsts)
 	}
-	if r := conv.response(); r.text != "abcd" {
+	if r := conv.response(); r.text != "abcde" {
 		t.Errorf("recorded %q", r.text)
 	}
 }
 
 // TestRelayClientGoneWhileBuffered: a client that left is noticed by the
-// flush before the next read, and the stream ends as a 499.
+// failed write, and the stream ends as a 499 with the upstream cancelled.
 func TestRelayClientGoneWhileBuffered(t *testing.T) {
 	body := strings.NewReader(`data: {"choices":[{"index":0,"delta":{"content":"x"}}]}` + "\n\n" + `data: {"choices":[{"index":0,"delta":{"content":"y"}}]}` + "\n\n")
-	w := bufio.NewWriter(failingWriter{})
 	cancelled := false
-	status, msg := relay(w, body, &openaiRelay{}, time.Minute, func() { cancelled = true }, func() {})
-	if status != 499 || msg != "client disconnected" || !cancelled {
-		t.Errorf("relay to a gone client = %d %q, cancelled %v", status, msg, cancelled)
+	var status int
+	serve(testRelay(body, &openaiRelay{}, func() { cancelled = true }, func() {}, &status), failingWriter{}, &status)
+	if status != 499 || !cancelled {
+		t.Errorf("relay to a gone client = %d, cancelled %v", status, cancelled)
+	}
+}
+
+// TestRelayClientGoneAtTheEnd: a client that does not take the last bytes
+// of a complete answer is still a 499, not an answer delivered.
+func TestRelayClientGoneAtTheEnd(t *testing.T) {
+	body := strings.NewReader(`data: {"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":"stop"}]}` + "\n\ndata: [DONE]\n\n")
+	var status int
+	r := testRelay(body, &openaiRelay{}, func() {}, func() {}, &status)
+	buf := make([]byte, 4096)
+	if n, err := r.Read(buf); n == 0 || err != nil {
+		t.Fatalf("first read %d %v", n, err)
+	}
+	r.Close() // the write of those bytes failed
+	if status != 499 {
+		t.Errorf("status %d, want 499", status)
 	}
 }
 

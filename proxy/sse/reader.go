@@ -24,6 +24,13 @@ var ErrLineTooLong = errors.New("sse: line too long")
 // of one event exceed the configured maximum event size.
 var ErrEventTooLarge = errors.New("sse: event too large")
 
+// ErrWait, returned by a Reader's source instead of waiting for input,
+// pauses Next: Next returns it and keeps what it has read, and the next
+// call carries on where this one stopped. A relay's source returns it
+// while the relay holds bytes its client has not got, so that Next never
+// waits for the upstream before they leave.
+var ErrWait = errors.New("sse: source would wait")
+
 const initialBufSize = 4096
 
 var bom = []byte("\xEF\xBB\xBF")
@@ -130,7 +137,8 @@ func (r *Reader) LastEventID() string { return r.lastID }
 // still being assembled if it carried data, and io.EOF afterwards. Errors
 // other than io.EOF from the underlying reader are returned as is; a line
 // or event over the configured limits yields an error wrapping
-// ErrLineTooLong or ErrEventTooLarge. After an error Next keeps returning it.
+// ErrLineTooLong or ErrEventTooLarge. After an error Next keeps returning it,
+// but for ErrWait from the source (see ErrWait).
 func (r *Reader) Next() (Event, error) {
 	if r.err != nil {
 		return Event{}, r.err
@@ -139,6 +147,9 @@ func (r *Reader) Next() (Event, error) {
 		line, rawLen, err := r.readLine()
 		if err == io.EOF {
 			return r.finishAtEOF()
+		}
+		if errors.Is(err, ErrWait) {
+			return Event{}, err // not sticky: the next call goes on
 		}
 		if err != nil {
 			r.err = err

@@ -252,3 +252,57 @@ func TestReaderLongLinesGrowBuffer(t *testing.T) {
 		t.Error("concatenated Raw differs from input")
 	}
 }
+
+// pausingSource hands out its input one byte a read and returns ErrWait
+// before every byte, as a relay's source does while it holds bytes.
+type pausingSource struct {
+	in     []byte
+	paused bool
+}
+
+func (p *pausingSource) Read(b []byte) (int, error) {
+	if len(p.in) == 0 {
+		return 0, io.EOF
+	}
+	if p.paused = !p.paused; p.paused {
+		return 0, ErrWait
+	}
+	n := copy(b[:1], p.in)
+	p.in = p.in[n:]
+	return n, nil
+}
+
+// TestReaderErrWait: a source that pauses before every byte (a BOM, CR
+// line ends and a CR split from its LF included) yields the same events as
+// the whole input read at once; each pause comes back from Next and the
+// call after it goes on.
+func TestReaderErrWait(t *testing.T) {
+	input := "\xEF\xBB\xBFevent: a\r\ndata: 1\r\n\r\n: comment\n\nid: 7\ndata: 2\ndata: 3\r\rdata: tail"
+	want, err := readAll(NewReader(strings.NewReader(input)))
+	if err != io.EOF || len(want) != 3 {
+		t.Fatalf("whole input: %d events, %v", len(want), err)
+	}
+	r := NewReader(&pausingSource{in: []byte(input)})
+	var got []Event
+	pauses := 0
+	for {
+		ev, err := r.Next()
+		if errors.Is(err, ErrWait) {
+			pauses++
+			continue
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events differ (-whole +paused):\n%s", diff)
+	}
+	if pauses < len(input)-1 {
+		t.Errorf("%d pauses came back from Next for %d bytes", pauses, len(input))
+	}
+}
