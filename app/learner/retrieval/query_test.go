@@ -21,6 +21,13 @@ func TestRead(t *testing.T) {
 			{Role: "user", Text: "[Sun 2026-11-29 20:59 UTC] my pytest run fails\n\nRuntime: agent=main | session=abc | host=x | os=linux"},
 			{Role: "user", Text: internal},
 		}, Request{Instruction: "my pytest run fails"}},
+		{"openclaw channel message: the channel, sender and elapsed time go with the date", []Message{
+			{Role: "user", Text: "[Telegram Lucía Márquez (@lucimarquez) id:604318827 +2h Fri 2026-11-27 14:10 GMT+1] ¿A qué hora juega el Betis?"},
+			{Role: "user", Text: internal},
+		}, Request{Instruction: "¿A qué hora juega el Betis?"}},
+		{"openclaw group message keeps its sender label", []Message{
+			{Role: "user", Text: "[WhatsApp Family Group id:120363@g.us Sun 2026-11-29 20:59 GMT+0] Tiago: plan the dinners this week"},
+		}, Request{Instruction: "Tiago: plan the dinners this week"}},
 		{"a tool loop keeps the person's instruction, not the tool output", []Message{
 			{Role: "user", Text: "[Mon 2026-11-30 09:00 UTC] summarise report.csv"},
 			{Role: "assistant", Text: ""},
@@ -55,6 +62,9 @@ func TestRead(t *testing.T) {
 		{"cursor-like editor: the user query, not the attached files", []Message{{Role: "user",
 			Text: "<user_info>\nThe user's OS version is darwin 25.1.0. The user's shell is /bin/zsh.\n</user_info>\n<attached_files>\n<file path=\"src/Orders.tsx\">\nexport function OrdersTable() {}\n</file>\n</attached_files>\n<user_query>\ntyping in the search box lags\n</user_query>\n<timestamp>Monday, Nov 30, 2026, 9:12 AM</timestamp>"}},
 			Request{Instruction: "typing in the search box lags"}},
+		{"cursor-like editor: the additional data is not the ask", []Message{{Role: "user",
+			Text: "<additional_data>\nBelow are some potentially helpful pieces of information for responding to the USER's request.\n<attached_files>\n<file path=\"web/api.ts\">\nexport const get = () => fetch(url)\n</file>\n</attached_files>\n</additional_data>\n\n<user_query>\nthis component hammers /api/orders in a loop\n</user_query>"}},
+			Request{Instruction: "this component hammers /api/orders in a loop"}},
 		{"cursor-like editor: the attached linter errors are what 'fix this' is about", []Message{{Role: "user",
 			Text: "<attached_files>\n<file path=\"src/lib/session.ts\" lines=\"8-9\">\nconst session = await loadSession(token);\n</file>\n<linter_errors>\nsrc/lib/session.ts:9:37 - error TS2345: Argument of type 'string | null' is not assignable to parameter of type 'string'.\n</linter_errors>\n</attached_files>\n<user_query>\nfix this\n</user_query>"}},
 			Request{Instruction: "fix this", Paste: "src :  - error TS2345: Argument of type 'string | null' is not assignable to parameter of type 'string'."}},
@@ -87,6 +97,22 @@ func TestRead(t *testing.T) {
 				t.Errorf("Read (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCleanEnvelopes: OpenClaw's envelope goes whatever its header holds
+// before the time; brackets that do not end in one stay.
+func TestCleanEnvelopes(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"[Discord Alice +5m Wed 2026-11-25 15:30 UTC] hello everyone": "hello everyone",
+		"[Signal +351912438207 Mon 2026-11-30 21:40 GMT+0] o IRS":     "o IRS",
+		"[draft] Sun 2026-11-29 20:59 is when the call starts":        "[draft] Sun 2026-11-29 20:59 is when the call starts",
+		"[1] see [2] and Sun 2026-11-29 20:59 UTC]":                   "[1] see [2] and Sun 2026-11-29 20:59 UTC]",
+	} {
+		if got := Clean(in); got != want {
+			t.Errorf("Clean(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
