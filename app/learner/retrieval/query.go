@@ -25,11 +25,15 @@ const (
 	WeightContext1 = 0.3
 	WeightContext2 = 0.15
 	WeightTool     = 0.5
+	// WeightDocument is the weight of a document the instruction hands
+	// over (see splitDocument): what the work is about, not what it is.
+	WeightDocument = 0.3
 )
 
 // Request is what a person is asking now, read out of a conversation.
 type Request struct {
-	Instruction string   // the latest human message, cleaned, pasted text removed
+	Instruction string   // the latest human message, cleaned, pasted text and document removed
+	Document    string   // the prose it hands over to work on (notes, an e-mail, an article)
 	Paste       string   // what it pasted, reduced to kinds, error lines and identifiers
 	Tool        string   // the failures its tool loop's latest results report, reduced likewise
 	Context     []string // the person's earlier messages, newest first (at most 2), cleaned
@@ -58,7 +62,7 @@ func Read(msgs []Message) Request {
 		if t == "" {
 			continue
 		}
-		if r.Instruction == "" && r.Paste == "" {
+		if r.Empty() {
 			lines := strings.Split(t, "\n")
 			if strings.Contains(msgs[i].Text, "<message") && len(lines) > 1 {
 				// NanoClaw: the newest message, then the others newest first.
@@ -68,7 +72,8 @@ func Read(msgs []Message) Request {
 				}
 			}
 			prose, paste := splitPaste(t)
-			r.Instruction, r.Paste = cut(prose), cut(reducePaste(paste))
+			head, doc := splitDocument(prose)
+			r.Instruction, r.Document, r.Paste = cut(head), cut(doc), cut(reducePaste(paste))
 			if holdsSecret(t) {
 				r.Paste = strings.TrimSpace(r.Paste + "\n" + secretKind)
 			}
@@ -119,12 +124,12 @@ func cut(s string) string {
 func (r Request) Language() string { return store.Language(r.Instruction) }
 
 // Empty reports whether the person said nothing to retrieve on.
-func (r Request) Empty() bool { return r.Instruction == "" && r.Paste == "" }
+func (r Request) Empty() bool { return r.Instruction == "" && r.Document == "" && r.Paste == "" }
 
 // Text is the request as one text (instruction, paste, context): what is
 // embedded and shown.
 func (r Request) Text() string {
-	parts := []string{r.Instruction, r.Paste, r.Tool}
+	parts := []string{r.Instruction, r.Document, r.Paste, r.Tool}
 	parts = append(parts, r.Context...)
 	var out []string
 	for _, p := range parts {
@@ -175,6 +180,7 @@ func (r Request) Query(skip func(string) bool) Query {
 	} else {
 		add(r.Instruction, 1)
 	}
+	add(r.Document, WeightDocument)
 	add(r.Paste, WeightPaste)
 	add(r.Tool, WeightTool)
 	for i, c := range ctx {

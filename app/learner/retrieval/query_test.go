@@ -68,6 +68,12 @@ func TestRead(t *testing.T) {
 		{"cursor-like editor: the attached linter errors are what 'fix this' is about", []Message{{Role: "user",
 			Text: "<attached_files>\n<file path=\"src/lib/session.ts\" lines=\"8-9\">\nconst session = await loadSession(token);\n</file>\n<linter_errors>\nsrc/lib/session.ts:9:37 - error TS2345: Argument of type 'string | null' is not assignable to parameter of type 'string'.\n</linter_errors>\n</attached_files>\n<user_query>\nfix this\n</user_query>"}},
 			Request{Instruction: "fix this", Paste: "src :  - error TS2345: Argument of type 'string | null' is not assignable to parameter of type 'string'."}},
+		{"an instruction that hands over a document: the ask, then the document", []Message{{Role: "user",
+			Text: "turn this into notes with action items:\n\nAna: ok so for the pricing page, we agreed the annual toggle goes live with the redesign, and the old coupon codes stop working on the first of the month.\nBruno: yes but legal still has to sign off the new terms, and support needs the macro updated before anyone emails the customers about it."}},
+			Request{Instruction: "turn this into notes with action items:", Document: "Ana: ok so for the pricing page, we agreed the annual toggle goes live with the redesign, and the old coupon codes stop working on the first of the month.\nBruno: yes but legal still has to sign off the new terms, and support needs the macro updated before anyone emails the customers about it."}},
+		{"a short text after the colon is part of the ask", []Message{{Role: "user",
+			Text: "put these in APA 7 please:\n- smith j and lee k 2021 remote work and productivity\n- the WHO page on physical activity, accessed today"}},
+			Request{Instruction: "put these in APA 7 please:\n- smith j and lee k 2021 remote work and productivity\n- the WHO page on physical activity, accessed today"}},
 		{"a tool loop's latest failure counts, its successes do not", []Message{
 			{Role: "user", Text: "add CSV export to the reports page"},
 			{Role: "assistant", Text: ""},
@@ -126,6 +132,19 @@ func TestQueryTerms(t *testing.T) {
 		{Term: "npm", Word: "npm", Weight: WeightPaste}, {Term: "error", Word: "error", Weight: WeightPaste},
 		{Term: "page", Word: "page", Weight: WeightContext1}}
 	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("terms (-want +got):\n%s", diff)
+	}
+}
+
+// TestDocumentTerms: a document's words count at WeightDocument, below
+// the ask's, and a word of both counts as the ask's.
+func TestDocumentTerms(t *testing.T) {
+	t.Parallel()
+	r := Request{Instruction: "summarise the pricing notes:", Document: "pricing toggle goes live"}
+	want := []QueryTerm{{Term: "summaris", Word: "summarise", Weight: 1}, {Term: "price", Word: "pricing", Weight: 1},
+		{Term: "note", Word: "notes", Weight: 1}, {Term: "toggl", Word: "toggle", Weight: WeightDocument},
+		{Term: "goe", Word: "goes", Weight: WeightDocument}, {Term: "live", Word: "live", Weight: WeightDocument}}
+	if diff := cmp.Diff(want, r.Query(nil).Terms); diff != "" {
 		t.Errorf("terms (-want +got):\n%s", diff)
 	}
 }
