@@ -149,6 +149,25 @@ func TestDocumentTerms(t *testing.T) {
 	}
 }
 
+// TestOtherLanguagesRequestWords: "can you", "I want", "never", "now" in
+// the other languages say nothing about the task, as in English.
+func TestOtherLanguagesRequestWords(t *testing.T) {
+	t.Parallel()
+	for text, want := range map[string][]string{
+		"Was macht diese Funktion eigentlich? Ich will nichts ändern": {"funktion", "ändern"},
+		"Achas que vai chover? Quer saber a minha opinião, nunca li":  {"acha", "chover", "opinião", "li"},
+		"¿Puedes ayudarme? Quiero saber algo del contrato":            {"ayudarm", "contrato"},
+	} {
+		var got []string
+		for _, qt := range (Request{Instruction: text}).Query(nil).Terms {
+			got = append(got, qt.Term)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%q terms (-want +got):\n%s", text, diff)
+		}
+	}
+}
+
 func TestTermsSplitsIdentifiers(t *testing.T) {
 	t.Parallel()
 	got := Terms("ModuleNotFoundError in HTTPServer.parse_body CrashLoopBackOff", nil)

@@ -31,7 +31,10 @@ func Terms(text string, skip func(word string) bool) []string {
 func QuerySkip(w string) bool { return store.IsStopWord(w) || requestWords[w] }
 
 // requestWords are words of requests that say nothing about the task: a
-// document that shares only them with a request does not fit it.
+// document that shares only them with a request does not fit it. Besides
+// English's, the same words of the other languages the asks come in
+// (store.Language): "can you", "I want", "tell me", "something",
+// "never", "now"; none is an English word that names a task.
 var requestWords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`please pls plz help thanks thank hi hello hey can could would should
@@ -39,7 +42,17 @@ var requestWords = func() map[string]bool {
 		something anything everything thing things stuff way really just also still maybe
 		ok okay yes yeah sure right now today again actually figure find look make tell give get got know
 		think start keep put try see show going wanted trying done lol re ll ve
-		gracias hola obrigado obrigada olá oi grazie ciao merci bonjour salut danke hallo bitte`) {
+		gracias hola obrigado obrigada olá oi grazie ciao merci bonjour salut danke hallo bitte
+		ayuda ayúdame puedes podrías quiero quería necesito gustaría saber sé creo hacer haz dime dame
+		mira favor vale bueno pues algo nada siempre nunca ahora aquí eso así también tampoco bien
+		ajuda ajudar podes podia queria preciso gostaria sei acho fazer faz diz diga olha algo nada tudo
+		sempre nunca agora aqui assim vai vou quer bem
+		aiuto aiutami puoi potresti vorrei voglio devo bisogno sapere penso fare fai dimmi dammi vedere
+		guarda favore qualcosa niente tutto sempre mai adesso ora qui così bene
+		aide aider aidez peux pouvez pourrais voudrais veux dois besoin savoir sais pense faire fais dis
+		dites voir regarde quelque rien tout toujours jamais maintenant ici ainsi bien
+		hilfe hilf helfen kannst könntest würde möchte muss brauche wissen weiß denke machen mach macht
+		sag sagen zeig sehen schau etwas nichts alles immer nie jetzt hier mal eigentlich einfach`) {
 		m[w] = true
 	}
 	return m
