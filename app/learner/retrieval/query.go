@@ -120,8 +120,16 @@ func cut(s string) string {
 
 // Language is the language the person's instruction is written in:
 // "en", the code of another language store.Language tells apart, or ""
-// when it cannot tell.
-func (r Request) Language() string { return store.Language(r.Instruction) }
+// when it cannot tell. An instruction too short to tell ("¿y mañana?",
+// "e per domani?") is read with the person's earlier messages: a
+// follow-up is in the language of the exchange.
+func (r Request) Language() string {
+	l := store.Language(r.Instruction)
+	if l == "" && len(r.Context) > 0 {
+		l = store.Language(r.Instruction + "\n" + strings.Join(r.Context, "\n"))
+	}
+	return l
+}
 
 // Empty reports whether the person said nothing to retrieve on.
 func (r Request) Empty() bool { return r.Instruction == "" && r.Document == "" && r.Paste == "" }

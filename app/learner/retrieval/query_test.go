@@ -290,3 +290,20 @@ func TestSecretsNamedInTheQuery(t *testing.T) {
 		t.Errorf("talk of keys and tokens taken for a secret: %+v", r)
 	}
 }
+
+// TestLanguageOfAShortFollowUp: a follow-up too short to tell is in the
+// language of the person's earlier messages; alone it is unknown.
+func TestLanguageOfAShortFollowUp(t *testing.T) {
+	t.Parallel()
+	follow := Request{Instruction: "¿y mañana?", Context: []string{"¿Qué tiempo hace hoy en Valencia? Quiero salir con la bici"}}
+	if got := follow.Language(); got != "es" {
+		t.Errorf("follow-up read as %q, want es", got)
+	}
+	if got := (Request{Instruction: "¿y mañana?"}).Language(); got != "" {
+		t.Errorf("alone read as %q, want unknown", got)
+	}
+	english := Request{Instruction: "and tomorrow?", Context: []string{"¿Qué tiempo hace hoy en Valencia? Quiero salir con la bici"}}
+	if got := english.Language(); got != "en" {
+		t.Errorf("an English follow-up read as %q", got)
+	}
+}
