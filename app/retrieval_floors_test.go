@@ -23,7 +23,7 @@ var devFloors = floors{CleanRecall: 0.92, NoisyRecall: 0.72, Precision: 0.80, Ma
 // and skills on no-skill turns, are short of them), so the floors keep
 // what was reached from regressing, and docs/retrieval.md says how far
 // from the aims it is.
-var heldoutFloors = floors{CleanRecall: 0.79, NoisyRecall: 0.70, Precision: 0.67, MaxInjected: 1.25, MaxNoSkill: 0.28, Memory10: 0.72, Multi10: 0.70}
+var heldoutFloors = floors{CleanRecall: 0.79, NoisyRecall: 0.71, Precision: 0.69, MaxInjected: 1.25, MaxNoSkill: 0.28, Memory10: 0.72, Multi10: 0.70}
 
 // heldout2Floors hold the second held-out set's figures (skill turns
 // only; written after round 5 was settled), a little below them.
@@ -31,16 +31,16 @@ var heldout2Floors = floors{CleanRecall: 0.82, NoisyRecall: 0.78, Precision: 0.7
 
 // heldout3Floors hold the third held-out set's figures (skill turns
 // only; written in round 7 before its first run), a little below them.
-var heldout3Floors = floors{CleanRecall: 0.84, NoisyRecall: 0.74, Precision: 0.54, MaxInjected: 1.6, MaxNoSkill: 0.31}
+var heldout3Floors = floors{CleanRecall: 0.83, NoisyRecall: 0.74, Precision: 0.54, MaxInjected: 1.6, MaxNoSkill: 0.31}
 
 // heldout4Floors hold the fourth held-out set's figures (skill turns
 // only; written in round 10 before its first run), a little below them.
-var heldout4Floors = floors{CleanRecall: 0.67, NoisyRecall: 0.74, Precision: 0.50, MaxInjected: 1.7, MaxNoSkill: 0.5}
+var heldout4Floors = floors{CleanRecall: 0.67, NoisyRecall: 0.75, Precision: 0.52, MaxInjected: 1.7, MaxNoSkill: 0.5}
 
 // heldout5Floors hold the fifth held-out set's figures (skill turns
 // only; written in round 11 before its first run, two thirds of its
 // requests not in English), a little below them.
-var heldout5Floors = floors{CleanRecall: 0.60, NoisyRecall: 0.75, Precision: 0.59, MaxInjected: 1.6, MaxNoSkill: 0.08}
+var heldout5Floors = floors{CleanRecall: 0.58, NoisyRecall: 0.74, Precision: 0.59, MaxInjected: 1.6, MaxNoSkill: 0.08}
 
 // dev2Floors hold the second development set's figures, a little below
 // them. dev2 has skill turns only: its memory floors are not checked.
