@@ -41,8 +41,8 @@ type asksState struct {
 func (l *Learner) asksWorker(ctx context.Context) {
 	timer := time.NewTimer(l.opts.AsksSettle)
 	defer timer.Stop()
+	change := l.db.SkillsChange()
 	for {
-		change := l.db.SkillsChange()
 		select {
 		case <-ctx.Done():
 			return
@@ -54,6 +54,10 @@ func (l *Learner) asksWorker(ctx context.Context) {
 			}
 		case <-timer.C:
 		}
+		// Taken before the run reads the skills, so that one changed
+		// while it runs wakes the next (the run's own writes do too: that
+		// run finds nothing to ask for).
+		change = l.db.SkillsChange()
 		l.asksMu.Lock()
 		more := l.writeAsks(ctx, &l.asks)
 		l.asksMu.Unlock()

@@ -2,6 +2,7 @@ package learner_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,6 +100,32 @@ func TestAsksKeepToTheirShareOfTheDay(t *testing.T) {
 	time.Sleep(quiet)
 	if n := h.brain.asksCalls.Load(); n != 2 {
 		t.Errorf("%d asks calls, want 2 (a fifth of 10)", n)
+	}
+}
+
+// TestAsksOfASkillAddedDuringARun: a skill that changes while a run is
+// asking for another's asks wakes the worker again; it does not wait for
+// the next round ten minutes later.
+func TestAsksOfASkillAddedDuringARun(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h := asksHarness(t, nil)
+	var once sync.Once
+	h.brain.duringAsks.Store(func() {
+		once.Do(func() {
+			if _, _, err := h.db.PutSkill(ctx, store.SkillInput{Name: "second", Description: "When second.", Body: "Do second."}); err != nil {
+				t.Error(err)
+			}
+		})
+	})
+	putSkills(t, h.db, "first")
+	h.serve(t)
+	testutil.Eventually(t, "the asks of the skill added during the first run", func() bool {
+		sk, _ := h.db.Skill(ctx, "second")
+		return len(sk.Asks) == 3
+	})
+	if n := h.brain.asksCalls.Load(); n != 2 {
+		t.Errorf("%d asks calls for two skills", n)
 	}
 }
 

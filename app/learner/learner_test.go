@@ -31,6 +31,7 @@ type brain struct {
 	evolverOps  atomic.Value // string: the "operations" JSON array
 	asksCalls   atomic.Int64
 	asksInCalls atomic.Int64
+	duringAsks  atomic.Value // func(): called in each asks call before it answers
 }
 
 func (b *brain) reply(r *http.Request, body []byte) fakeupstream.Reply {
@@ -44,6 +45,9 @@ func (b *brain) reply(r *http.Request, body []byte) fakeupstream.Reply {
 		return fakeupstream.TextReply(`{"de": ["mein Build ist rot", "CI schlägt seit heute fehl", "warum bricht der Build ab"], "es": ["mi build está en rojo", "CI falla desde hoy", "por qué falla el build"]}`)
 	case strings.Contains(p.System, "example requests"):
 		b.asksCalls.Add(1)
+		if f, ok := b.duringAsks.Load().(func()); ok {
+			f()
+		}
 		return fakeupstream.TextReply(`{"asks": ["my build is red", "CI fails since this morning", "el build falla"]}`)
 	case strings.Contains(p.System, "skill library"):
 		b.evolveCalls.Add(1)

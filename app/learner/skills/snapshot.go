@@ -139,9 +139,11 @@ func newLibraryState(db *store.DB, vectors, useEff bool, emb Embedder) *libraryS
 // it up to date without waiting for it.
 func (s *libraryState) watch() {
 	defer s.wg.Done()
+	change := s.db.SkillsChange()
 	for {
 		select {
-		case <-s.db.SkillsChange():
+		case <-change:
+			change = s.db.SkillsChange() // before the refresh reads, so a change during it is not missed
 			s.refresh()
 		case <-s.bg.Done():
 			return
